@@ -1,0 +1,109 @@
+/* core.h — private: the one resampling core every op lowers to.
+ *
+ * An op call is lowered to a drs_plan: the input/output shapes, and a list of
+ * 1-D passes.  Each pass resamples one tensor axis; it is described by a
+ * drs_axis_plan (kernel, coordinate transform, scale, lengths, pads) from
+ * which drs_table_build() makes an (index, weight) table once per call.
+ * A pass views the tensor as [outer, L, inner] -> [outer, O, inner].
+ * Used by forward/ and backward/; never installed.
+ */
+#ifndef DRS_CORE_H
+#define DRS_CORE_H
+
+#include "dresample.h"
+#include <stdint.h>
+
+/* ---- errors (status.c) ---- */
+drs_status drs__fail(drs_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void drs__clear_error(void);
+int drs__mul_overflow(int64_t a, int64_t b, int64_t *r); /* 1 on overflow (a,b >= 0) */
+int drs__add_overflow(int64_t a, int64_t b, int64_t *r);
+/* Validates a tensor view's rank/shape/data pointer; name is used in messages. */
+drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor *t,
+                             int64_t *numel);
+
+/* ---- kernels ---- */
+typedef enum drs_kernel {
+    DRS_K_IDENTITY = 0, /* pads-only axis: o -> o - pad_begin */
+    DRS_K_NEAREST,      /* rounding per nearest_mode, clamp */
+    DRS_K_LINEAR_OV,    /* OpenVINO 'linear': triangle, exclude+renormalise, optional AA */
+    DRS_K_LINEAR_CLAMP, /* linear_onnx / torch linear: clamp c to [0, L-1] */
+    DRS_K_ONNX_LINEAR,  /* ONNX-REF window of 2 (or AA footprint), edge/exclude */
+    DRS_K_ONNX_CUBIC,   /* ONNX-REF window of 4 (or AA footprint), edge/exclude; OV cubic */
+    DRS_K_AREA,         /* adaptive average pooling */
+    DRS_K_PIL_LINEAR,   /* Pillow precompute_coeffs, triangle support 1 */
+    DRS_K_PIL_CUBIC,    /* Pillow precompute_coeffs, Keys support 2 */
+    DRS_K_TORCH_NEAREST,       /* floorf(o * scale) in float32 */
+    DRS_K_TORCH_NEAREST_EXACT  /* floorf((o + 0.5) * scale) in float32 */
+} drs_kernel;
+
+/* How the last pass rounds into an integer output type. */
+typedef enum drs_round {
+    DRS_ROUND_HALF_EVEN = 0, /* ONNX: np.round then saturate */
+    DRS_ROUND_HALF_AWAY,     /* OpenVINO linear / pillow / area: std::round, saturate */
+    DRS_ROUND_TRUNC          /* OpenVINO linear_onnx / cubic: cast (trunc), saturate */
+} drs_round;
+
+typedef struct drs_axis_plan {
+    int axis;            /* tensor axis */
+    drs_kernel kernel;
+    drs_coord_mode coord;
+    drs_nearest_mode nearest;
+    int64_t in_len;      /* unpadded input length */
+    int64_t pad_begin;   /* OpenVINO pads on this axis */
+    int64_t L;           /* padded input length used by the coordinate transform */
+    int64_t O;           /* output length */
+    double scale;        /* coordinate scale s (c = (o+.5)/s - .5, ...) */
+    double out_width;    /* ONNX fractional output width (= O elsewhere) */
+    double cubic_a;
+    int exclude_outside;
+    int antialias;       /* ONNX AA (linear/cubic) or OV linear AA */
+    double aa_scale;     /* OV linear AA stretch a (1 = none); pillow/torch-AA: filter scale L/O */
+    int ov_shortcut;     /* OpenVINO: identity when (float)s == 1 or O == L */
+    int onnx_ref;        /* ONNX reference semantics (pytorch_half_pixel O==1 -> -0.5) */
+    int torch_clamp0;    /* torch linear: clamp negative c to 0 */
+    double roi_start, roi_end; /* tf_crop_and_resize */
+} drs_axis_plan;
+
+typedef struct drs_plan {
+    const char *op;      /* op name for messages */
+    drs_dtype dtype;
+    int rank;
+    int64_t in_shape[DRS_MAX_RANK];
+    int64_t out_shape[DRS_MAX_RANK];
+    int npass;
+    drs_axis_plan pass[DRS_MAX_RANK]; /* in execution order */
+    drs_round rounding;
+    int round_each_pass; /* pillow on integer types: re-round between passes */
+    int has_extrapolation;
+    double extrapolation_value;
+} drs_plan;
+
+/* One axis table: for output o, taps first[o] .. first[o]+ntap[o]-1 (indices
+ * into the UNPADDED input) with weights w[o*stride + k].  ntap[o] == 0 means
+ * the output is 0, or the extrapolation value when extrap[o] is set. */
+typedef struct drs_table {
+    int64_t O;
+    int64_t stride;
+    int64_t *first;
+    int32_t *ntap;
+    uint8_t *extrap;     /* NULL when no output extrapolates */
+    double *w;
+    float *wf;           /* float copy for f32 passes (NULL otherwise) */
+} drs_table;
+
+drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float);
+void drs_table_free(drs_table *t);
+/* Source coordinate of output o (before any clamping). Exposed for tests/backward. */
+double drs_coord(const drs_axis_plan *ap, int64_t o);
+
+/* Runs a plan on validated tensors (plan.c validated everything). */
+drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);
+/* Checks the output tensor against the plan (dtype, shape, non-overlap). */
+drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const drs_tensor *x);
+
+#endif

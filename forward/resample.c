@@ -1,0 +1,300 @@
+/* resample.c — runs a drs_plan: a sequence of 1-D passes, each applying one
+ * axis table as a gather on the [outer, L, inner] view of the tensor:
+ *   y[b, o, i] = sum_k w[o][k] * x[b, first[o] + k, i]
+ * When inner > 1 each output row is a weighted sum of whole input rows (this
+ * vectorises over inner and is what makes channels-last fast); when inner == 1
+ * it is a gather along the row.  The summation order is the same in both, so
+ * NCHW and NHWC give the same bits.
+ * Types: f32 runs in float with float weights; f64 and the integer types run
+ * in double, and the last pass rounds/saturates into the integer output.
+ * Threads: OpenMP over (outer, o); every output element is written by exactly
+ * one iteration, so the bits do not depend on the thread count. */
+#include "core.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAR_MIN_WORK 32768
+
+#define DEFINE_PASS(NAME, A, WFIELD)                                                            \
+    static void NAME(const A *x, A *y, int64_t outer, int64_t L, int64_t inner,                \
+                     const drs_table *t, A ev)                                                 \
+    {                                                                                          \
+        const int64_t O = t->O, stride = t->stride;                                            \
+        const A *W = (const A *)t->WFIELD;                                                     \
+        _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK)") \
+        for (int64_t b = 0; b < outer; b++) {                                                  \
+            for (int64_t o = 0; o < O; o++) {                                                  \
+                A *yd = y + (b * O + o) * inner;                                               \
+                const int32_t n = t->ntap[o];                                                  \
+                if (n == 0) {                                                                  \
+                    const A v = (t->extrap && t->extrap[o]) ? ev : (A)0;                       \
+                    for (int64_t i = 0; i < inner; i++)                                        \
+                        yd[i] = v;                                                             \
+                    continue;                                                                  \
+                }                                                                              \
+                const A *w = W + o * stride;                                                   \
+                const A *xr = x + (b * L + t->first[o]) * inner;                               \
+                if (inner == 1) {                                                              \
+                    A acc = w[0] * xr[0];                                                      \
+                    for (int32_t k = 1; k < n; k++)                                            \
+                        acc += w[k] * xr[k];                                                   \
+                    yd[0] = acc;                                                               \
+                } else {                                                                       \
+                    const A w0 = w[0];                                                         \
+                    for (int64_t i = 0; i < inner; i++)                                        \
+                        yd[i] = w0 * xr[i];                                                    \
+                    for (int32_t k = 1; k < n; k++) {                                          \
+                        const A wk = w[k];                                                     \
+                        const A *xk = xr + (int64_t)k * inner;                                 \
+                        _Pragma("omp simd")                                                    \
+                        for (int64_t i = 0; i < inner; i++)                                    \
+                            yd[i] += wk * xk[i];                                               \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+DEFINE_PASS(pass_f32, float, wf)
+DEFINE_PASS(pass_f64, double, w)
+
+drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const drs_tensor *x)
+{
+    const char *nm = (p->op[0] == 'R') ? "Y" : "output";
+    int64_t n;
+    drs_status s = drs__check_tensor(p->op, nm, y, &n);
+    if (s)
+        return s;
+    if (y->dtype != p->dtype)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s dtype must be %s, got %s", p->op, nm,
+                         drs_dtype_name(p->dtype), drs_dtype_name(y->dtype));
+    if (y->rank != p->rank)
+        return drs__fail(DRS_ERR_SHAPE, "%s: %s rank must be %d, got %d", p->op, nm, p->rank,
+                         y->rank);
+    for (int i = 0; i < p->rank; i++)
+        if (y->shape[i] != p->out_shape[i])
+            return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be %lld, got %lld", p->op, nm,
+                             i, (long long)p->out_shape[i], (long long)y->shape[i]);
+    int64_t nx;
+    drs__check_tensor(p->op, "input", x, &nx);
+    if (n > 0 && nx > 0) {
+        const uintptr_t y0 = (uintptr_t)y->data, y1 = y0 + (uintptr_t)n * drs_dtype_size(y->dtype);
+        const uintptr_t x0 = (uintptr_t)x->data, x1 = x0 + (uintptr_t)nx * drs_dtype_size(x->dtype);
+        if (y0 < x1 && x0 < y1)
+            return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s overlaps the input buffer", p->op,
+                             nm);
+    }
+    return DRS_OK;
+}
+
+static int table_is_identity(const drs_axis_plan *ap, const drs_table *t)
+{
+    if (ap->O != ap->in_len || t->extrap)
+        return 0;
+    for (int64_t o = 0; o < t->O; o++)
+        if (t->ntap[o] != 1 || t->first[o] != o || t->w[o * t->stride] != 1.0)
+            return 0;
+    return 1;
+}
+
+/* Round per the plan's rule and saturate into [lo, hi]; NaN -> 0. */
+static double round_sat(double v, drs_round r, double lo, double hi)
+{
+    if (v != v)
+        return 0.0;
+    switch (r) {
+    case DRS_ROUND_HALF_EVEN: v = nearbyint(v); break;
+    case DRS_ROUND_HALF_AWAY: v = round(v); break;
+    case DRS_ROUND_TRUNC: v = trunc(v); break;
+    }
+    if (v < lo)
+        v = lo;
+    if (v > hi)
+        v = hi;
+    return v;
+}
+
+static void int_range(drs_dtype t, double *lo, double *hi)
+{
+    switch (t) {
+    case DRS_U8: *lo = 0.0; *hi = 255.0; break;
+    case DRS_I8: *lo = -128.0; *hi = 127.0; break;
+    case DRS_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
+    default: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; break;
+    }
+}
+
+static void load_as_double(const drs_tensor *x, double *dst, int64_t n)
+{
+    const void *src = x->data;
+#define LOAD(T)                                                                                \
+    do {                                                                                       \
+        const T *s_ = (const T *)src;                                                          \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK)")                      \
+        for (int64_t i = 0; i < n; i++)                                                        \
+            dst[i] = (double)s_[i];                                                            \
+    } while (0)
+    switch (x->dtype) {
+    case DRS_U8: LOAD(uint8_t); break;
+    case DRS_I8: LOAD(int8_t); break;
+    case DRS_I32: LOAD(int32_t); break;
+    case DRS_I64: LOAD(int64_t); break;
+    default: break;
+    }
+#undef LOAD
+}
+
+static void store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r)
+{
+    double lo, hi;
+    int_range(y->dtype, &lo, &hi);
+#define STORE(T)                                                                               \
+    do {                                                                                       \
+        T *d_ = (T *)y->data;                                                                  \
+        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK)")                      \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            const double v = round_sat(src[i], r, lo, hi);                                     \
+            d_[i] = v >= 9223372036854775807.0 ? (T)INT64_MAX : (T)v;                          \
+        }                                                                                      \
+    } while (0)
+    switch (y->dtype) {
+    case DRS_U8: STORE(uint8_t); break;
+    case DRS_I8: STORE(int8_t); break;
+    case DRS_I32: STORE(int32_t); break;
+    case DRS_I64: STORE(int64_t); break;
+    default: break;
+    }
+#undef STORE
+}
+
+static void round_in_place(double *v, int64_t n, drs_dtype t)
+{
+    double lo, hi;
+    int_range(t, &lo, &hi);
+    _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK)")
+    for (int64_t i = 0; i < n; i++)
+        v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
+}
+
+drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x)
+{
+    int64_t ny, nx;
+    drs__check_tensor(p->op, "output", y, &ny);
+    drs__check_tensor(p->op, "input", x, &nx);
+    if (ny == 0)
+        return DRS_OK;
+
+    const int is_f32 = p->dtype == DRS_F32;
+    const int is_int = p->dtype != DRS_F32 && p->dtype != DRS_F64;
+    const size_t esz = is_f32 ? sizeof(float) : sizeof(double);
+
+    /* ---- tables (all allocation happens before the output is touched) ---- */
+    drs_table tab[DRS_MAX_RANK];
+    int active[DRS_MAX_RANK];
+    int nact = 0;
+    drs_status st = DRS_OK;
+    memset(tab, 0, sizeof tab);
+    for (int k = 0; k < p->npass; k++) {
+        st = drs_table_build(&p->pass[k], &tab[k], is_f32);
+        if (st)
+            goto done;
+        if (!table_is_identity(&p->pass[k], &tab[k]))
+            active[nact++] = k;
+    }
+
+    /* ---- intermediate shapes and scratch ---- */
+    int64_t shape[DRS_MAX_RANK];
+    memcpy(shape, p->in_shape, sizeof shape);
+    int64_t maxmid = 0;
+    for (int a = 0; a < nact; a++) {
+        shape[p->pass[active[a]].axis] = p->pass[active[a]].O;
+        if (a == nact - 1 && !is_int)
+            break; /* the last pass writes the output directly */
+        int64_t n = 1;
+        for (int i = 0; i < p->rank; i++)
+            if (drs__mul_overflow(n, shape[i], &n)) {
+                st = drs__fail(DRS_ERR_OVERFLOW, "%s: intermediate size overflows", p->op);
+                goto done;
+            }
+        if (n > maxmid)
+            maxmid = n;
+    }
+    void *buf[2] = {NULL, NULL};
+    double *src_d = NULL;
+    if (is_int) {
+        src_d = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(double));
+        if (!src_d) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (input copy)", p->op);
+            goto done;
+        }
+    }
+    if (maxmid > 0 && (uint64_t)maxmid > SIZE_MAX / esz) {
+        st = drs__fail(DRS_ERR_OVERFLOW, "%s: scratch size overflows", p->op);
+        goto done_free;
+    }
+    const int nmid = is_int ? nact : nact - 1; /* passes that write a scratch buffer */
+    for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
+        buf[i] = malloc((size_t)maxmid * esz);
+        if (!buf[i]) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (%lld-element scratch)", p->op,
+                           (long long)maxmid);
+            goto done_free;
+        }
+    }
+
+    /* ---- run ---- */
+    if (nact == 0) { /* every pass is the identity */
+        if (is_int) {
+            memcpy(y->data, x->data, (size_t)ny * drs_dtype_size(p->dtype));
+        } else {
+            memcpy(y->data, x->data, (size_t)ny * esz);
+        }
+        goto done_free;
+    }
+    if (is_int)
+        load_as_double(x, src_d, nx);
+    {
+        const void *cur = is_int ? (const void *)src_d : x->data;
+        memcpy(shape, p->in_shape, sizeof shape);
+        for (int a = 0; a < nact; a++) {
+            const drs_axis_plan *ap = &p->pass[active[a]];
+            const drs_table *t = &tab[active[a]];
+            int64_t outer = 1, inner = 1;
+            for (int i = 0; i < ap->axis; i++)
+                outer *= shape[i];
+            for (int i = ap->axis + 1; i < p->rank; i++)
+                inner *= shape[i];
+            const int last = a == nact - 1;
+            void *dst = (last && !is_int) ? y->data : buf[a & 1];
+            if (is_f32)
+                pass_f32((const float *)cur, (float *)dst, outer, shape[ap->axis], inner, t,
+                         (float)p->extrapolation_value);
+            else
+                pass_f64((const double *)cur, (double *)dst, outer, shape[ap->axis], inner, t,
+                         p->extrapolation_value);
+            shape[ap->axis] = ap->O;
+            if (is_int && p->round_each_pass && !last) {
+                int64_t n = 1;
+                for (int i = 0; i < p->rank; i++)
+                    n *= shape[i];
+                round_in_place((double *)dst, n, p->dtype);
+            }
+            cur = dst;
+        }
+        if (is_int)
+            store_rounded((const double *)cur, y, ny,
+                          p->round_each_pass ? DRS_ROUND_HALF_AWAY : p->rounding);
+    }
+
+done_free:
+    free(src_d);
+    free(buf[0]);
+    free(buf[1]);
+done:
+    for (int k = 0; k < p->npass; k++)
+        drs_table_free(&tab[k]);
+    return st;
+}

@@ -1,0 +1,163 @@
+/* status.c — status strings, the thread-local last-error message, enum
+ * spellings, dtype helpers and checked 64-bit arithmetic.  No threading rule:
+ * the message buffer is thread-local, everything else is read-only. */
+#include "core.h"
+
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char drs_err_buf[512];
+
+const char *drs_status_str(drs_status s)
+{
+    switch (s) {
+    case DRS_OK: return "ok";
+    case DRS_ERR_INVALID_ARGUMENT: return "invalid argument";
+    case DRS_ERR_SHAPE: return "shape mismatch";
+    case DRS_ERR_OVERFLOW: return "size overflow";
+    case DRS_ERR_NOMEM: return "out of memory";
+    case DRS_ERR_UNSUPPORTED: return "unsupported";
+    case DRS_ERR_IO: return "i/o error";
+    }
+    return "unknown status";
+}
+
+const char *drs_last_error(void) { return drs_err_buf; }
+
+void drs__clear_error(void) { drs_err_buf[0] = '\0'; }
+
+drs_status drs__fail(drs_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(drs_err_buf, sizeof drs_err_buf, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+drs_status drs_set_num_threads(int n)
+{
+    if (n < 1 || n > 4096)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "threads must be in [1, 4096], got %d", n);
+    omp_set_num_threads(n);
+    return DRS_OK;
+}
+
+int drs__mul_overflow(int64_t a, int64_t b, int64_t *r)
+{
+    return __builtin_mul_overflow(a, b, r);
+}
+
+int drs__add_overflow(int64_t a, int64_t b, int64_t *r)
+{
+    return __builtin_add_overflow(a, b, r);
+}
+
+const char *drs_dtype_name(drs_dtype t)
+{
+    switch (t) {
+    case DRS_F32: return "f32";
+    case DRS_F64: return "f64";
+    case DRS_U8: return "u8";
+    case DRS_I8: return "i8";
+    case DRS_I32: return "i32";
+    case DRS_I64: return "i64";
+    }
+    return "?";
+}
+
+size_t drs_dtype_size(drs_dtype t)
+{
+    switch (t) {
+    case DRS_F32: return 4;
+    case DRS_F64: return 8;
+    case DRS_U8: return 1;
+    case DRS_I8: return 1;
+    case DRS_I32: return 4;
+    case DRS_I64: return 8;
+    }
+    return 0;
+}
+
+drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel)
+{
+    return drs__check_tensor("tensor", "tensor", t, numel);
+}
+
+drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor *t,
+                             int64_t *numel)
+{
+    if (!t)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, name);
+    if (drs_dtype_size(t->dtype) == 0)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s has unknown dtype %d", op, name,
+                         (int)t->dtype);
+    if (t->rank < 1 || t->rank > DRS_MAX_RANK)
+        return drs__fail(DRS_ERR_SHAPE, "%s: %s rank must be in [1, %d], got %d", op, name,
+                         DRS_MAX_RANK, t->rank);
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i] < 0)
+            return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be >= 0, got %lld", op, name,
+                             i, (long long)t->shape[i]);
+        if (drs__mul_overflow(n, t->shape[i], &n))
+            return drs__fail(DRS_ERR_OVERFLOW, "%s: %s element count overflows 64 bits", op,
+                             name);
+    }
+    int64_t bytes;
+    if (drs__mul_overflow(n, (int64_t)drs_dtype_size(t->dtype), &bytes))
+        return drs__fail(DRS_ERR_OVERFLOW, "%s: %s byte size overflows 64 bits", op, name);
+    if (n > 0 && !t->data)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s data is NULL", op, name);
+    if (numel)
+        *numel = n;
+    return DRS_OK;
+}
+
+/* ---- enum spellings: the op documents' strings ---- */
+static const char *const interp_mode_names[] = {"nearest", "linear", "linear_onnx", "cubic",
+                                                "area", "bilinear_pillow", "bicubic_pillow"};
+static const char *const coord_mode_names[] = {"half_pixel",    "pytorch_half_pixel",
+                                               "asymmetric",    "tf_half_pixel_for_nn",
+                                               "align_corners", "tf_crop_and_resize",
+                                               "half_pixel_symmetric"};
+static const char *const nearest_mode_names[] = {"round_prefer_floor", "round_prefer_ceil",
+                                                 "floor", "ceil", "simple"};
+static const char *const shape_calc_names[] = {"sizes", "scales"};
+static const char *const aspect_names[] = {"stretch", "not_larger", "not_smaller"};
+static const char *const torch_mode_names[] = {"nearest", "nearest-exact", "linear",   "bilinear",
+                                               "bicubic", "trilinear",     "area"};
+
+static int lookup(const char *s, const char *const *names, int n)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+#define NAMES(a) a, (int)(sizeof(a) / sizeof(a[0]))
+int drs_interp_mode_from_str(const char *s) { return lookup(s, NAMES(interp_mode_names)); }
+int drs_coord_mode_from_str(const char *s) { return lookup(s, NAMES(coord_mode_names)); }
+int drs_nearest_mode_from_str(const char *s) { return lookup(s, NAMES(nearest_mode_names)); }
+int drs_shape_calc_from_str(const char *s) { return lookup(s, NAMES(shape_calc_names)); }
+int drs_aspect_policy_from_str(const char *s) { return lookup(s, NAMES(aspect_names)); }
+int drs_torch_mode_from_str(const char *s) { return lookup(s, NAMES(torch_mode_names)); }
+
+static const char *name_of(int v, const char *const *names, int n)
+{
+    return (v >= 0 && v < n) ? names[v] : "?";
+}
+const char *drs_interp_mode_str(drs_interp_mode m)
+{
+    return name_of((int)m, NAMES(interp_mode_names));
+}
+const char *drs_coord_mode_str(drs_coord_mode m) { return name_of((int)m, NAMES(coord_mode_names)); }
+const char *drs_nearest_mode_str(drs_nearest_mode m)
+{
+    return name_of((int)m, NAMES(nearest_mode_names));
+}

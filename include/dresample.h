@@ -1,0 +1,241 @@
+/* dresample.h — differentiable resampling operators (public API).
+ *
+ * Ops: OpenVINO Interpolate-1/-4/-11, ONNX Resize-10/11/13/18/19 and a
+ * PyTorch F.interpolate preset ("TorchInterpolate"), all lowered onto one
+ * separable core (see docs/semantics.md for every deliberate deviation).
+ *
+ * Conventions (apply to every call):
+ *  - Tensors are non-owning views: dtype, rank (1..8), shape, data; contiguous
+ *    row-major.  The caller allocates outputs; a *_infer_shape call per op tells
+ *    the output shape.  The library allocates only scratch and frees it before
+ *    returning.
+ *  - Every call returns a drs_status.  On error nothing has been written to
+ *    any output buffer, and drs_last_error() returns a thread-local message
+ *    naming the argument and value ("Resize-19: scales[1] must be > 0, got -2").
+ *  - Threads: OpenMP.  Results are bitwise identical for any thread count.
+ *    Use drs_set_num_threads() (or OMP_NUM_THREADS) to choose the count.
+ *  - Coordinates and weights are computed in double.
+ */
+#ifndef DRESAMPLE_H
+#define DRESAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DRS_VERSION_MAJOR 0
+#define DRS_VERSION_MINOR 1
+#define DRS_VERSION_PATCH 0
+#define DRS_MAX_RANK 8
+
+/* ---------------------------------------------------------------- status */
+typedef enum drs_status {
+    DRS_OK = 0,
+    DRS_ERR_INVALID_ARGUMENT = 1, /* bad attribute value or combination */
+    DRS_ERR_SHAPE = 2,            /* rank/shape/length mismatch */
+    DRS_ERR_OVERFLOW = 3,         /* a size or byte count overflows 64 bits */
+    DRS_ERR_NOMEM = 4,            /* scratch allocation failed */
+    DRS_ERR_UNSUPPORTED = 5,      /* valid request we do not implement (e.g. dtype) */
+    DRS_ERR_IO = 6                /* file I/O (CLI helpers only) */
+} drs_status;
+
+/* A fixed string per status code ("invalid argument", ...). */
+const char *drs_status_str(drs_status s);
+/* The detailed message of the last failing call on this thread ("" if none). */
+const char *drs_last_error(void);
+
+/* Sets the OpenMP thread count used by the library (n >= 1). */
+drs_status drs_set_num_threads(int n);
+
+/* ---------------------------------------------------------------- tensor */
+typedef enum drs_dtype {
+    DRS_F32 = 0,
+    DRS_F64 = 1,
+    DRS_U8 = 2,
+    DRS_I8 = 3,
+    DRS_I32 = 4,
+    DRS_I64 = 5
+} drs_dtype;
+
+typedef struct drs_tensor {
+    drs_dtype dtype;
+    int rank;                      /* 1..DRS_MAX_RANK */
+    int64_t shape[DRS_MAX_RANK];
+    void *data;                    /* may be NULL only when the tensor is empty */
+} drs_tensor;
+
+const char *drs_dtype_name(drs_dtype t);
+size_t drs_dtype_size(drs_dtype t);
+/* Element count with overflow check. */
+drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel);
+
+/* ------------------------------------------------------ shared enumerations */
+typedef enum drs_interp_mode {
+    DRS_MODE_NEAREST = 0,
+    DRS_MODE_LINEAR,          /* OpenVINO 'linear' (normalised triangle) / ONNX 'linear' */
+    DRS_MODE_LINEAR_ONNX,     /* OpenVINO 'linear_onnx' */
+    DRS_MODE_CUBIC,
+    DRS_MODE_AREA,            /* Interpolate-1 only: adaptive average pooling */
+    DRS_MODE_BILINEAR_PILLOW, /* Interpolate-11 only */
+    DRS_MODE_BICUBIC_PILLOW   /* Interpolate-11 only */
+} drs_interp_mode;
+
+typedef enum drs_coord_mode {
+    DRS_COORD_HALF_PIXEL = 0,
+    DRS_COORD_PYTORCH_HALF_PIXEL,
+    DRS_COORD_ASYMMETRIC,
+    DRS_COORD_TF_HALF_PIXEL_FOR_NN,
+    DRS_COORD_ALIGN_CORNERS,
+    DRS_COORD_TF_CROP_AND_RESIZE,   /* ONNX Resize only */
+    DRS_COORD_HALF_PIXEL_SYMMETRIC  /* ONNX Resize-19 only */
+} drs_coord_mode;
+
+typedef enum drs_nearest_mode {
+    DRS_NEAREST_ROUND_PREFER_FLOOR = 0,
+    DRS_NEAREST_ROUND_PREFER_CEIL,
+    DRS_NEAREST_FLOOR,
+    DRS_NEAREST_CEIL,
+    DRS_NEAREST_SIMPLE /* OpenVINO: ceil when down-sampling the axis, else trunc */
+} drs_nearest_mode;
+
+typedef enum drs_shape_calc {
+    DRS_SHAPE_SIZES = 0,
+    DRS_SHAPE_SCALES
+} drs_shape_calc;
+
+typedef enum drs_aspect_policy {
+    DRS_ASPECT_STRETCH = 0,
+    DRS_ASPECT_NOT_LARGER,
+    DRS_ASPECT_NOT_SMALLER
+} drs_aspect_policy;
+
+/* String <-> enum (the op documents' spelling).  Return -1 when unknown. */
+int drs_interp_mode_from_str(const char *s);
+int drs_coord_mode_from_str(const char *s);
+int drs_nearest_mode_from_str(const char *s);
+int drs_shape_calc_from_str(const char *s);
+int drs_aspect_policy_from_str(const char *s);
+const char *drs_interp_mode_str(drs_interp_mode m);
+const char *drs_coord_mode_str(drs_coord_mode m);
+const char *drs_nearest_mode_str(drs_nearest_mode m);
+
+/* ======================================================================
+ * OpenVINO Interpolate-1 / -4 / -11
+ * ====================================================================== */
+typedef struct drs_interpolate_attrs {
+    int version;                          /* 1, 4 or 11 */
+    drs_interp_mode mode;                 /* v1: nearest|linear|cubic|area */
+    drs_shape_calc shape_calculation_mode;/* v4/v11 (v1 is always sizes) */
+    drs_coord_mode coordinate_transformation_mode; /* v4/v11, default half_pixel */
+    drs_nearest_mode nearest_mode;        /* v4/v11, default round_prefer_floor */
+    int antialias;                        /* default 0 */
+    int align_corners;                    /* v1 only, default 1 */
+    int n_pads_begin;                     /* count of pads_begin entries (resized to rank) */
+    int64_t pads_begin[DRS_MAX_RANK];
+    int n_pads_end;
+    int64_t pads_end[DRS_MAX_RANK];
+    double cube_coeff;                    /* default -0.75 */
+} drs_interpolate_attrs;
+
+/* Defaults of the given version (1, 4 or 11); mode nearest, sizes mode. */
+drs_interpolate_attrs drs_interpolate_attrs_default(int version);
+
+/* The 1-D inputs.  A NULL pointer means "absent".
+ *  v1:  sizes = target_spatial_shape (one per axis, axes required: a set).
+ *  v4:  sizes and scales (only the one named by shape_calculation_mode is
+ *       read; the other may be absent), axes optional (default all axes).
+ *  v11: scales_or_sizes goes into sizes or scales per shape_calculation_mode.
+ */
+typedef struct drs_interpolate_inputs {
+    const int64_t *sizes;  int n_sizes;
+    const double *scales;  int n_scales;
+    const int64_t *axes;   int n_axes;
+} drs_interpolate_inputs;
+
+drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attrs,
+                                       const drs_tensor *data,
+                                       const drs_interpolate_inputs *in,
+                                       int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
+
+/* output: caller-allocated, dtype == data->dtype, shape from infer_shape. */
+drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
+                                   const drs_interpolate_inputs *in,
+                                   const drs_interpolate_attrs *attrs);
+
+/* ======================================================================
+ * ONNX Resize-10 / 11 / 13 / 18 / 19
+ * ====================================================================== */
+typedef struct drs_resize_attrs {
+    int opset;                            /* 10, 11, 13, 18 or 19 */
+    drs_interp_mode mode;                 /* nearest|linear|cubic (default nearest) */
+    drs_coord_mode coordinate_transformation_mode; /* default half_pixel (10: asymmetric) */
+    drs_nearest_mode nearest_mode;        /* default round_prefer_floor (10: simple) */
+    double cubic_coeff_a;                 /* default -0.75 */
+    int exclude_outside;                  /* default 0 */
+    double extrapolation_value;           /* default 0 */
+    int antialias;                        /* 18+, default 0 */
+    drs_aspect_policy keep_aspect_ratio_policy; /* 18+, default stretch */
+    int n_axes;                           /* 18+: attribute 'axes'; 0 = all axes */
+    int64_t axes[DRS_MAX_RANK];           /* negative values allowed (normalised) */
+} drs_resize_attrs;
+
+drs_resize_attrs drs_resize_attrs_default(int opset);
+
+/* 1-D inputs; NULL or a zero count means "absent" (ONNX empty tensor). */
+typedef struct drs_resize_inputs {
+    const double *roi;     int n_roi;
+    const double *scales;  int n_scales;
+    const int64_t *sizes;  int n_sizes;
+} drs_resize_inputs;
+
+drs_status drs_resize_infer_shape(const drs_resize_attrs *attrs, const drs_tensor *X,
+                                  const drs_resize_inputs *in,
+                                  int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
+drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X,
+                              const drs_resize_inputs *in, const drs_resize_attrs *attrs);
+
+/* ======================================================================
+ * PyTorch preset: reproduces torch.nn.functional.interpolate exactly.
+ * input is [N, C, spatial...] (rank 3, 4 or 5); size/scale_factor apply to
+ * the spatial axes.  Modes: "nearest", "nearest-exact", "linear" (3-D),
+ * "bilinear" (4-D), "bicubic" (4-D), "trilinear" (5-D), "area"; antialias
+ * for bilinear/bicubic.  Float types for every mode; integer types for the
+ * nearest modes only.
+ * ====================================================================== */
+typedef enum drs_torch_mode {
+    DRS_TORCH_NEAREST = 0,
+    DRS_TORCH_NEAREST_EXACT,
+    DRS_TORCH_LINEAR,
+    DRS_TORCH_BILINEAR,
+    DRS_TORCH_BICUBIC,
+    DRS_TORCH_TRILINEAR,
+    DRS_TORCH_AREA
+} drs_torch_mode;
+
+typedef struct drs_torch_interpolate_attrs {
+    drs_torch_mode mode;
+    int n_size;                        /* 0 = not given; else 1 (broadcast) or spatial rank */
+    int64_t size[3];
+    int n_scale_factor;                /* 0 = not given; else 1 (broadcast) or spatial rank */
+    double scale_factor[3];
+    int align_corners;                 /* -1 = None (False), 0, 1 */
+    int antialias;                     /* 0/1 */
+    int recompute_scale_factor;        /* -1 = None, 0, 1 */
+} drs_torch_interpolate_attrs;
+
+drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void);
+int drs_torch_mode_from_str(const char *s);
+
+drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *attrs,
+                                             const drs_tensor *input, int *out_rank,
+                                             int64_t out_shape[DRS_MAX_RANK]);
+drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *input,
+                                         const drs_torch_interpolate_attrs *attrs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DRESAMPLE_H */
