@@ -127,6 +127,21 @@ static void order_passes(drs_plan *p)
     }
 }
 
+/* The output element count and byte size must fit in 64 bits (TensorFlow and
+ * PyTorch CVEs: sizes like 2065374891 x 1145309325). */
+static drs_status plan_finish(drs_plan *p)
+{
+    int64_t n = 1, bytes;
+    for (int i = 0; i < p->rank; i++)
+        if (drs__mul_overflow(n, p->out_shape[i], &n))
+            FAIL(DRS_ERR_OVERFLOW, "%s: output element count overflows 64 bits (axis %d = %lld)",
+                 p->op, i, (long long)p->out_shape[i]);
+    if (drs__mul_overflow(n, (int64_t)drs_dtype_size(p->dtype), &bytes))
+        FAIL(DRS_ERR_OVERFLOW, "%s: output byte size overflows 64 bits (%lld elements)", p->op,
+             (long long)n);
+    return DRS_OK;
+}
+
 static drs_status check_data(const char *op, const char *name, const drs_tensor *x)
 {
     return drs__check_tensor(op, name, x, NULL);
@@ -406,7 +421,7 @@ static drs_status interp_plan(drs_plan *p, const drs_interpolate_attrs *at, cons
     }
     p->rounding = (m4 == DRS_MODE_LINEAR_ONNX || m4 == DRS_MODE_CUBIC) ? DRS_ROUND_TRUNC
                                                                        : DRS_ROUND_HALF_AWAY;
-    return DRS_OK;
+    return plan_finish(p);
 }
 
 drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attrs, const drs_tensor *data,
@@ -635,7 +650,7 @@ static drs_status resize_plan(drs_plan *p, const drs_resize_attrs *at, const drs
     p->has_extrapolation = cm == DRS_COORD_TF_CROP_AND_RESIZE;
     p->extrapolation_value = at->extrapolation_value;
     order_passes(p);
-    return DRS_OK;
+    return plan_finish(p);
 }
 
 drs_status drs_resize_infer_shape(const drs_resize_attrs *attrs, const drs_tensor *X,
@@ -806,7 +821,7 @@ static drs_status torch_plan(drs_plan *p, const drs_torch_interpolate_attrs *at,
     }
     p->rounding = DRS_ROUND_HALF_AWAY; /* integers: nearest modes only (exact) */
     order_passes(p);
-    return DRS_OK;
+    return plan_finish(p);
 }
 
 drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *attrs,

@@ -1,0 +1,213 @@
+/* test_threads.c — the output is bitwise identical for 1, 2 and 4 threads, for
+ * every op family and mode, on shapes large enough to take the parallel path;
+ * and NCHW vs NHWC (axes {1,2}) give the same bits as a transposed copy. */
+#include <dresample.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail = 0, g_cases = 0;
+
+static unsigned lcg(unsigned *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+typedef drs_status (*run_fn)(drs_tensor *y, const drs_tensor *x, const void *cfg);
+
+static drs_status run_resize(drs_tensor *y, const drs_tensor *x, const void *cfg)
+{
+    const drs_resize_attrs *a = cfg;
+    static const double sc[4] = {1, 1, 1.7, 0.55};
+    drs_resize_inputs in = {NULL, 0, sc, 4, NULL, 0};
+    return drs_resize_forward(y, x, &in, a);
+}
+
+static drs_status run_interp(drs_tensor *y, const drs_tensor *x, const void *cfg)
+{
+    const drs_interpolate_attrs *a = cfg;
+    static const int64_t sz[2] = {151, 101}, axes[2] = {2, 3};
+    drs_interpolate_inputs in = {sz, 2, NULL, 0, axes, 2};
+    return drs_interpolate_forward(y, x, &in, a);
+}
+
+static drs_status run_torch(drs_tensor *y, const drs_tensor *x, const void *cfg)
+{
+    return drs_torch_interpolate_forward(y, x, cfg);
+}
+
+static void check(const char *name, run_fn fn, const void *cfg, drs_dtype dt,
+                  drs_status (*shape)(const void *, const drs_tensor *, int *, int64_t *))
+{
+    const int64_t shp[4] = {2, 4, 96, 160};
+    const int64_t n = 2 * 4 * 96 * 160;
+    const size_t es = drs_dtype_size(dt);
+    unsigned char *xb = malloc((size_t)n * es);
+    unsigned seed = 12345;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned r = lcg(&seed);
+        switch (dt) {
+        case DRS_F32: ((float *)xb)[i] = (float)(r % 20001) / 10000.0f - 1.0f; break;
+        case DRS_F64: ((double *)xb)[i] = (double)(r % 20001) / 10000.0 - 1.0; break;
+        case DRS_U8: xb[i] = (unsigned char)r; break;
+        default: ((int32_t *)xb)[i] = (int32_t)(r % 2001) - 1000; break;
+        }
+    }
+    drs_tensor x = {dt, 4, {shp[0], shp[1], shp[2], shp[3]}, xb};
+    int r;
+    int64_t os[8];
+    g_cases++;
+    if (shape(cfg, &x, &r, os)) {
+        printf("FAIL %s: %s\n", name, drs_last_error());
+        g_fail++;
+        free(xb);
+        return;
+    }
+    const int64_t m = os[0] * os[1] * os[2] * os[3];
+    unsigned char *ref = NULL;
+    const int threads[3] = {1, 2, 4};
+    for (int t = 0; t < 3; t++) {
+        drs_set_num_threads(threads[t]);
+        unsigned char *yb = malloc((size_t)m * es);
+        drs_tensor y = {dt, 4, {os[0], os[1], os[2], os[3]}, yb};
+        if (fn(&y, &x, cfg)) {
+            printf("FAIL %s: %s\n", name, drs_last_error());
+            g_fail++;
+            free(yb);
+            break;
+        }
+        if (!ref) {
+            ref = yb;
+        } else {
+            if (memcmp(ref, yb, (size_t)m * es) != 0) {
+                printf("FAIL %s: %d threads differ from 1 thread\n", name, threads[t]);
+                g_fail++;
+            }
+            free(yb);
+        }
+    }
+    free(ref);
+    free(xb);
+}
+
+static drs_status shape_resize(const void *cfg, const drs_tensor *x, int *r, int64_t *os)
+{
+    static const double sc[4] = {1, 1, 1.7, 0.55};
+    drs_resize_inputs in = {NULL, 0, sc, 4, NULL, 0};
+    return drs_resize_infer_shape(cfg, x, &in, r, os);
+}
+static drs_status shape_interp(const void *cfg, const drs_tensor *x, int *r, int64_t *os)
+{
+    static const int64_t sz[2] = {151, 101}, axes[2] = {2, 3};
+    drs_interpolate_inputs in = {sz, 2, NULL, 0, axes, 2};
+    return drs_interpolate_infer_shape(cfg, x, &in, r, os);
+}
+static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int64_t *os)
+{
+    return drs_torch_interpolate_infer_shape(cfg, x, r, os);
+}
+
+/* NHWC (axes {1,2}) must give the bits of NCHW on the transposed tensor. */
+static void check_nhwc(void)
+{
+    const int64_t N = 2, C = 5, H = 19, W = 23, Ho = 31, Wo = 11;
+    float *x = malloc(sizeof(float) * (size_t)(N * C * H * W));
+    float *xt = malloc(sizeof(float) * (size_t)(N * C * H * W));
+    float *y = malloc(sizeof(float) * (size_t)(N * C * Ho * Wo));
+    float *yt = malloc(sizeof(float) * (size_t)(N * C * Ho * Wo));
+    unsigned seed = 7;
+    for (int64_t i = 0; i < N * C * H * W; i++)
+        x[i] = (float)(lcg(&seed) % 1000) / 999.0f;
+    for (int64_t n = 0; n < N; n++) /* xt = NHWC copy of x */
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t h = 0; h < H; h++)
+                for (int64_t w = 0; w < W; w++)
+                    xt[((n * H + h) * W + w) * C + c] = x[((n * C + c) * H + h) * W + w];
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_CUBIC;
+    a.n_axes = 2;
+    drs_interp_mode modes[2] = {DRS_MODE_CUBIC, DRS_MODE_LINEAR};
+    for (int m = 0; m < 2; m++) {
+        a.mode = modes[m];
+        a.antialias = m; /* linear with antialias (Wo < W) */
+        const int64_t sizes[2] = {Ho, Wo};
+        drs_resize_inputs in = {NULL, 0, NULL, 0, sizes, 2};
+        a.axes[0] = 2;
+        a.axes[1] = 3;
+        drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, Y = {DRS_F32, 4, {N, C, Ho, Wo}, y};
+        a.axes[0] = 2;
+        drs_status s1 = drs_resize_forward(&Y, &X, &in, &a);
+        a.axes[0] = 1;
+        a.axes[1] = 2;
+        drs_tensor XT = {DRS_F32, 4, {N, H, W, C}, xt}, YT = {DRS_F32, 4, {N, Ho, Wo, C}, yt};
+        drs_status s2 = drs_resize_forward(&YT, &XT, &in, &a);
+        g_cases++;
+        int diff = s1 || s2;
+        for (int64_t n = 0; n < N && !diff; n++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t h = 0; h < Ho; h++)
+                    for (int64_t w = 0; w < Wo; w++)
+                        diff |= memcmp(&yt[((n * Ho + h) * Wo + w) * C + c],
+                                       &y[((n * C + c) * Ho + h) * Wo + w], sizeof(float)) != 0;
+        if (diff) {
+            printf("FAIL NHWC vs NCHW (%s): %s\n", m ? "linear AA" : "cubic", drs_last_error());
+            g_fail++;
+        }
+    }
+    free(x);
+    free(xt);
+    free(y);
+    free(yt);
+}
+
+int main(void)
+{
+    const drs_interp_mode rmodes[3] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    const drs_dtype types[4] = {DRS_F32, DRS_F64, DRS_U8, DRS_I32};
+    char name[128];
+    for (int m = 0; m < 3; m++)
+        for (int aa = 0; aa < 2; aa++)
+            for (int t = 0; t < 4; t++) {
+                if (aa && rmodes[m] == DRS_MODE_NEAREST)
+                    continue;
+                drs_resize_attrs a = drs_resize_attrs_default(19);
+                a.mode = rmodes[m];
+                a.antialias = aa;
+                snprintf(name, sizeof name, "Resize-19 %s aa=%d %s", drs_interp_mode_str(a.mode),
+                         aa, drs_dtype_name(types[t]));
+                check(name, run_resize, &a, types[t], shape_resize);
+            }
+    const drs_interp_mode imodes[7] = {DRS_MODE_NEAREST,         DRS_MODE_LINEAR,
+                                       DRS_MODE_LINEAR_ONNX,     DRS_MODE_CUBIC,
+                                       DRS_MODE_BILINEAR_PILLOW, DRS_MODE_BICUBIC_PILLOW,
+                                       DRS_MODE_AREA};
+    for (int m = 0; m < 7; m++)
+        for (int t = 0; t < 4; t++) {
+            drs_interpolate_attrs a = drs_interpolate_attrs_default(imodes[m] == DRS_MODE_AREA ? 1 : 11);
+            a.mode = imodes[m];
+            a.antialias = imodes[m] == DRS_MODE_LINEAR;
+            snprintf(name, sizeof name, "Interpolate-%d %s %s", a.version,
+                     drs_interp_mode_str(a.mode), drs_dtype_name(types[t]));
+            check(name, run_interp, &a, types[t], shape_interp);
+        }
+    const drs_torch_mode tmodes[4] = {DRS_TORCH_NEAREST, DRS_TORCH_BILINEAR, DRS_TORCH_BICUBIC,
+                                      DRS_TORCH_AREA};
+    for (int m = 0; m < 4; m++)
+        for (int aa = 0; aa < 2; aa++) {
+            drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+            a.mode = tmodes[m];
+            a.antialias = aa;
+            if (aa && !(a.mode == DRS_TORCH_BILINEAR || a.mode == DRS_TORCH_BICUBIC))
+                continue;
+            a.n_size = 2;
+            a.size[0] = 129;
+            a.size[1] = 211;
+            snprintf(name, sizeof name, "TorchInterpolate mode %d aa=%d", (int)a.mode, aa);
+            check(name, run_torch, &a, DRS_F32, shape_torch);
+        }
+    check_nhwc();
+    printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
+    return g_fail ? 1 : 0;
+}
