@@ -66,6 +66,7 @@ typedef struct drs_axis_plan {
     int ov_shortcut;     /* OpenVINO: identity when (float)s == 1 or O == L */
     int onnx_ref;        /* ONNX reference semantics (pytorch_half_pixel O==1 -> -0.5) */
     int torch_clamp0;    /* torch linear: clamp negative c to 0 */
+    int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
 } drs_axis_plan;
 
@@ -94,9 +95,22 @@ typedef struct drs_table {
     uint8_t *extrap;     /* NULL when no output extrapolates */
     double *w;
     float *wf;           /* float copy for f32 passes (NULL otherwise) */
+    double *dw;          /* dw/dθ, same layout as w (NULL unless requested) */
 } drs_table;
 
-drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float);
+/* The parameter a table's derivative is taken with respect to. */
+typedef enum drs_param {
+    DRS_PARAM_NONE = 0,
+    DRS_PARAM_SCALE,
+    DRS_PARAM_ROI_START,
+    DRS_PARAM_ROI_END
+} drs_param;
+
+/* Builds the table of one axis; with param != NONE also dw/dθ (right
+ * derivative at kinks, SPEC §3), keeping zero-weight taps whose derivative is
+ * not zero. */
+drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float, drs_param param);
+double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param);
 void drs_table_free(drs_table *t);
 /* Source coordinate of output o (before any clamping). Exposed for tests/backward. */
 double drs_coord(const drs_axis_plan *ap, int64_t o);

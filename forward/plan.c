@@ -383,10 +383,12 @@ static drs_status interp_plan(drs_plan *p, const drs_interpolate_attrs *at, cons
         ap->nearest = nm4;
         ap->cubic_a = a4;
         ap->ov_shortcut = !pillow && ((float)ap->scale == 1.0f || ap->O == ap->L);
+        ap->scale_is_param = use_scales;
         switch (m4) {
         case DRS_MODE_NEAREST: ap->kernel = DRS_K_NEAREST; break;
         case DRS_MODE_LINEAR:
             ap->kernel = DRS_K_LINEAR_OV;
+            ap->antialias = at->antialias;
             ap->aa_scale = at->antialias && ap->scale < 1.0 ? ap->scale : 1.0;
             break;
         case DRS_MODE_LINEAR_ONNX: ap->kernel = DRS_K_LINEAR_CLAMP; break;
@@ -636,6 +638,7 @@ static drs_status resize_plan(drs_plan *p, const drs_resize_attrs *at, const drs
         ap->exclude_outside = at->exclude_outside;
         ap->antialias = at->antialias;
         ap->onnx_ref = 1;
+        ap->scale_is_param = have_scales;
         if (have_roi) {
             ap->roi_start = in->roi[i];
             ap->roi_end = in->roi[nax + i];

@@ -198,7 +198,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     drs_status st = DRS_OK;
     memset(tab, 0, sizeof tab);
     for (int k = 0; k < p->npass; k++) {
-        st = drs_table_build(&p->pass[k], &tab[k], is_f32);
+        st = drs_table_build(&p->pass[k], &tab[k], is_f32, DRS_PARAM_NONE);
         if (st)
             goto done;
         if (!table_is_identity(&p->pass[k], &tab[k]))

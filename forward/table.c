@@ -214,120 +214,183 @@ static int64_t tap_bound(const drs_axis_plan *ap)
     return b < 1 ? 1 : b;
 }
 
-/* Adds weight w at padded index j (already clamped into [0, L)) to the row
- * that starts at padded index *lo; rows are zeroed, length = stride. */
+/* Adds weight w (and its derivative dw w.r.t. the table parameter) at padded
+ * index j (already clamped into [0, L)) to the row; rows are zeroed as they
+ * grow, the occupied padded range is [lo, hi]. */
 typedef struct row_acc {
-    double *w;
-    int64_t lo, hi; /* occupied padded range, hi < lo when empty */
-    int64_t stride;
+    double *w, *dw; /* dw NULL when no derivative is wanted */
+    int64_t lo, hi; /* hi < lo when empty */
 } row_acc;
 
-static void row_add(row_acc *r, int64_t j, double w)
+static void row_add(row_acc *r, int64_t j, double w, double dw)
 {
     if (r->hi < r->lo) {
         r->lo = r->hi = j;
         r->w[0] = w;
+        if (r->dw)
+            r->dw[0] = dw;
         return;
     }
     if (j < r->lo) { /* taps arrive in ascending order except when folding left */
-        const int64_t sh = r->lo - j;
-        memmove(r->w + sh, r->w, (size_t)(r->hi - r->lo + 1) * sizeof(double));
-        for (int64_t k = 0; k < sh; k++)
+        const int64_t sh = r->lo - j, n = r->hi - r->lo + 1;
+        memmove(r->w + sh, r->w, (size_t)n * sizeof(double));
+        if (r->dw)
+            memmove(r->dw + sh, r->dw, (size_t)n * sizeof(double));
+        for (int64_t k = 0; k < sh; k++) {
             r->w[k] = 0.0;
+            if (r->dw)
+                r->dw[k] = 0.0;
+        }
         r->lo = j;
     }
-    while (r->hi < j)
-        r->w[++r->hi - r->lo] = 0.0;
+    while (r->hi < j) {
+        ++r->hi;
+        r->w[r->hi - r->lo] = 0.0;
+        if (r->dw)
+            r->dw[r->hi - r->lo] = 0.0;
+    }
     r->w[j - r->lo] += w;
+    if (r->dw)
+        r->dw[j - r->lo] += dw;
+}
+
+/* Divides the row by its sum S: w = F/S, dw = (dF - w dS)/S. */
+static void row_normalise(row_acc *r, double S, double dS)
+{
+    if (r->hi < r->lo)
+        return;
+    for (int64_t q = 0; q <= r->hi - r->lo; q++) {
+        r->w[q] /= S;
+        if (r->dw)
+            r->dw[q] = (r->dw[q] - r->w[q] * dS) / S;
+    }
+}
+
+/* Keys derivative W'(u) for u >= 0 (notes §1.4). */
+static double keys_d(double a, double u)
+{
+    if (u <= 1.0)
+        return 3.0 * (a + 2.0) * u * u - 2.0 * (a + 3.0) * u;
+    if (u < 2.0)
+        return 3.0 * a * u * u - 10.0 * a * u + 8.0 * a;
+    return 0.0;
 }
 
 /* ONNX-REF window kernel (linear, cubic, with or without antialias) for one
- * output: positions kk-m+1 .. kk+m with kk = floor(c) (c-1 when c is an
- * integer, ratio then 1), edge replication or exclude+renormalise. */
-static void onnx_taps(const drs_axis_plan *ap, double c, int64_t n, row_acc *r)
+ * output.  ONNX-REF uses the window kk-m+1 .. kk+m with kk = floor(c), or
+ * kk = c-1 and ratio 1 when c is an integer; we always use kk = floor(c),
+ * ratio in [0, 1): the extra window position then carries weight exactly 0, so
+ * the values are identical, and the derivative is the right derivative
+ * (SPEC §3).  Edge replication folds outside taps onto the edge; exclude
+ * drops them and renormalises.  dc: dc/dθ; dsc: d(antialias stretch)/dθ. */
+static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, int64_t n,
+                      row_acc *r)
 {
     const int64_t L = ap->L, m = n / 2;
+    const double c0 = c;
     c = clamp_coord(c, L, (double)n);
-    double kk = floor(c);
-    double ratio = c - kk;
-    if (c == kk) {
-        kk -= 1.0;
-        ratio = 1.0;
-    }
+    if (c != c0)
+        dc = 0.0;
+    const double kk = floor(c);
+    const double ratio = c - kk;
     const int64_t k = (int64_t)kk;
     const double a = ap->cubic_a;
     const double sc = ap->scale < 1.0 ? ap->scale : 1.0;
-    double total = 0.0;
+    double S = 0.0, dS = 0.0;
     for (int64_t p = 0; p < n; p++) {
-        const int64_t i = p - (m - 1); /* position relative to kk: start .. */
-        double w;
+        const int64_t i = p - (m - 1); /* position relative to kk */
+        double w, dw;
         if (!ap->antialias) {
             if (ap->kernel == DRS_K_ONNX_LINEAR) {
                 w = (i == 0) ? 1.0 - ratio : ratio;
+                dw = (i == 0) ? -dc : dc;
             } else { /* the exact polynomials of ONNX-REF _cubic_coeffs */
                 const double r1 = ratio + 1.0, q = 1.0 - ratio, q1 = q + 1.0;
                 switch (i) {
-                case -1: w = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a; break;
-                case 0: w = ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0; break;
-                case 1: w = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0; break;
-                default: w = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a; break;
+                case -1:
+                    w = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a;
+                    dw = keys_d(a, r1) * dc;
+                    break;
+                case 0:
+                    w = ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0;
+                    dw = keys_d(a, ratio) * dc;
+                    break;
+                case 1:
+                    w = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
+                    dw = -keys_d(a, q) * dc;
+                    break;
+                default:
+                    w = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a;
+                    dw = -keys_d(a, q1) * dc;
+                    break;
                 }
             }
         } else {
             const double u = sc * ((double)i - ratio);
+            const double du = -sc * dc + ((double)i - ratio) * dsc;
             if (ap->kernel == DRS_K_ONNX_LINEAR) {
                 w = 1.0 - fabs(u);
                 w = w < 0.0 ? 0.0 : (w > 1.0 ? 1.0 : w);
+                /* slope on the side u approaches from as c grows (u decreases) */
+                const double fp = (u > -1.0 && u <= 0.0) ? 1.0 : (u > 0.0 && u <= 1.0) ? -1.0 : 0.0;
+                dw = fp * du;
             } else {
                 w = keys(a, u);
+                dw = (u < 0.0 ? -keys_d(a, -u) : keys_d(a, u)) * du;
             }
         }
         int64_t j = k + i;
-        const int inside = j >= 0 && j < L;
-        if (!inside) {
+        if (j < 0 || j >= L) {
             if (ap->exclude_outside)
                 continue;
             j = j < 0 ? 0 : L - 1;
         }
-        total += w;
-        if (w != 0.0)
-            row_add(r, j, w);
+        S += w;
+        dS += dw;
+        if (w != 0.0 || dw != 0.0)
+            row_add(r, j, w, dw);
     }
-    const int normalise = ap->antialias || ap->exclude_outside;
-    if (normalise && r->hi >= r->lo) {
-        const double inv = total != 0.0 ? total : 1.0;
-        for (int64_t q = 0; q <= r->hi - r->lo; q++)
-            r->w[q] /= inv;
-        if (total == 0.0)
-            r->hi = r->lo - 1;
+    if (ap->antialias || ap->exclude_outside) {
+        if (S != 0.0)
+            row_normalise(r, S, dS);
+        else
+            r->hi = r->lo - 1; /* every tap excluded: output 0 (ONNX-REF: NaN) */
     }
 }
 
 /* OpenVINO 'linear': triangle of half-width 1/a, taps outside [0, L)
- * excluded, weights renormalised; zero sum -> output 0. */
-static void ov_linear_taps(const drs_axis_plan *ap, double c, row_acc *r)
+ * excluded, weights renormalised; zero sum -> output 0.  u = a (c - j) grows
+ * with c, so the derivative uses the slope on the right of u. */
+static void ov_linear_taps(const drs_axis_plan *ap, double c, double dc, double da, row_acc *r)
 {
     const int64_t L = ap->L;
     const double a = ap->aa_scale;
     const double half = 1.0 / a;
+    const double c0 = c;
     c = clamp_coord(c, L, half);
-    int64_t lo = (int64_t)floor(c - half), hi = (int64_t)ceil(c + half);
+    if (c != c0)
+        dc = 0.0;
+    int64_t lo = (int64_t)floor(c - half) - 1, hi = (int64_t)ceil(c + half) + 1;
     if (lo < 0)
         lo = 0;
     if (hi > L - 1)
         hi = L - 1;
-    double total = 0.0;
+    double S = 0.0, dS = 0.0;
     for (int64_t j = lo; j <= hi; j++) {
-        const double w = a * tri(a * (c - (double)j));
-        if (w != 0.0) {
-            row_add(r, j, w);
-            total += w;
+        const double u = a * (c - (double)j);
+        const double w = tri(u);
+        const double fp = (u >= -1.0 && u < 0.0) ? 1.0 : (u >= 0.0 && u < 1.0) ? -1.0 : 0.0;
+        const double dw = fp * (a * dc + (c - (double)j) * da);
+        if (w != 0.0 || dw != 0.0) {
+            row_add(r, j, w, dw);
+            S += w;
+            dS += dw;
         }
     }
-    if (r->hi >= r->lo) {
-        for (int64_t q = 0; q <= r->hi - r->lo; q++)
-            r->w[q] /= total;
-    }
+    if (S != 0.0)
+        row_normalise(r, S, dS);
+    else
+        r->hi = r->lo - 1;
 }
 
 /* Pillow precompute_coeffs (also PyTorch's antialias weights). */
@@ -345,12 +408,11 @@ static void pil_taps(const drs_axis_plan *ap, int64_t o, row_acc *r)
     for (int64_t x = xmin; x < xmax; x++) {
         const double arg = ((double)x - center + 0.5) * ss;
         const double w = ap->kernel == DRS_K_PIL_CUBIC ? pil_cubic(ap->cubic_a, arg) : tri(arg);
-        row_add(r, x, w);
+        row_add(r, x, w, 0.0);
         total += w;
     }
-    if (total != 0.0 && r->hi >= r->lo)
-        for (int64_t q = 0; q <= r->hi - r->lo; q++)
-            r->w[q] /= total;
+    if (total != 0.0)
+        row_normalise(r, total, 0.0); /* pillow weights do not depend on the scales */
 }
 
 /* Adaptive average pooling: [floor(o L / O), ceil((o+1) L / O)). */
@@ -361,7 +423,7 @@ static void area_taps(const drs_axis_plan *ap, int64_t o, row_acc *r)
     const int64_t end = (int64_t)((((__int128)o + 1) * L + O - 1) / O);
     const double w = 1.0 / (double)(end - start);
     for (int64_t j = start; j < end; j++)
-        row_add(r, j, w);
+        row_add(r, j, w, 0.0);
 }
 
 void drs_table_free(drs_table *t)
@@ -371,10 +433,50 @@ void drs_table_free(drs_table *t)
     free(t->extrap);
     free(t->w);
     free(t->wf);
+    free(t->dw);
     memset(t, 0, sizeof *t);
 }
 
-drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float)
+/* dc/dθ of output o for θ = scale, roi_start or roi_end (O and L fixed). */
+double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param)
+{
+    if (param == DRS_PARAM_NONE || ap->ov_shortcut)
+        return 0.0;
+    const double x = (double)o, s = ap->scale, L = (double)ap->L, ow = ap->out_width;
+    if (param == DRS_PARAM_SCALE) {
+        if (!ap->scale_is_param)
+            return 0.0;
+        /* d(ow)/ds = L when the width is ONNX's fractional s*L, else 0 */
+        const double dow = ap->onnx_ref ? L : 0.0;
+        switch (ap->coord) {
+        case DRS_COORD_HALF_PIXEL:
+        case DRS_COORD_TF_HALF_PIXEL_FOR_NN:
+            return -(x + 0.5) / (s * s);
+        case DRS_COORD_PYTORCH_HALF_PIXEL:
+            return ow == 1.0 ? 0.0 : -(x + 0.5) / (s * s);
+        case DRS_COORD_ASYMMETRIC:
+            return -x / (s * s);
+        case DRS_COORD_ALIGN_CORNERS:
+            return ow == 1.0 ? 0.0 : -x * (L - 1.0) * dow / ((ow - 1.0) * (ow - 1.0));
+        case DRS_COORD_TF_CROP_AND_RESIZE:
+            return ow == 1.0 ? 0.0
+                             : -x * (ap->roi_end - ap->roi_start) * (L - 1.0) * dow /
+                                   ((ow - 1.0) * (ow - 1.0));
+        case DRS_COORD_HALF_PIXEL_SYMMETRIC:
+            return ((double)ap->O / 2.0 - x - 0.5) / (s * s);
+        }
+        return 0.0;
+    }
+    if (ap->coord != DRS_COORD_TF_CROP_AND_RESIZE)
+        return 0.0;
+    if (ow == 1.0)
+        return (L - 1.0) / 2.0; /* c = (e-b)(L-1)/2 + b(L-1) */
+    const double k = x * (L - 1.0) / (ow - 1.0);
+    return param == DRS_PARAM_ROI_END ? k : (L - 1.0) - k;
+}
+
+drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float,
+                           drs_param param)
 {
     memset(t, 0, sizeof *t);
     const int64_t O = ap->O, L = ap->L;
@@ -387,40 +489,54 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
                              "(scale %g)",
                              "resample", (long long)n, ap->axis, ap->scale);
     }
-    const int64_t stride = tap_bound(ap);
+    /* one extra tap each side: zero weights with a non-zero right derivative */
+    const int64_t stride = tap_bound(ap) + (param != DRS_PARAM_NONE ? 2 : 0);
     int64_t nw;
     if (drs__mul_overflow(stride, O, &nw) || nw > ((int64_t)1 << 40))
         return drs__fail(DRS_ERR_OVERFLOW, "resample: weight table for axis %d overflows",
                          ap->axis);
     t->O = O;
     t->stride = stride;
-    const size_t no = (size_t)(O > 0 ? O : 1);
+    const size_t no = (size_t)(O > 0 ? O : 1), nws = (size_t)(nw > 0 ? nw : 1);
     t->first = malloc(no * sizeof *t->first);
     t->ntap = malloc(no * sizeof *t->ntap);
-    t->w = calloc((size_t)(nw > 0 ? nw : 1), sizeof *t->w);
-    /* scratch row in padded space (folding may need up to stride+1 cells) */
-    double *row = malloc((size_t)(stride + 2) * sizeof *row);
+    t->w = calloc(nws, sizeof *t->w);
+    /* scratch rows in padded space (folding may need up to stride+2 cells) */
+    double *row = malloc((size_t)(stride + 4) * sizeof *row);
+    double *drow = param != DRS_PARAM_NONE ? malloc((size_t)(stride + 4) * sizeof *drow) : NULL;
     if (want_float)
-        t->wf = malloc((size_t)(nw > 0 ? nw : 1) * sizeof *t->wf);
+        t->wf = malloc(nws * sizeof *t->wf);
+    if (param != DRS_PARAM_NONE)
+        t->dw = calloc(nws, sizeof *t->dw);
     if (ap->coord == DRS_COORD_TF_CROP_AND_RESIZE)
         t->extrap = calloc(no, 1);
     if (!t->first || !t->ntap || !t->w || !row || (want_float && !t->wf) ||
+        (param != DRS_PARAM_NONE && (!t->dw || !drow)) ||
         (ap->coord == DRS_COORD_TF_CROP_AND_RESIZE && !t->extrap)) {
         free(row);
+        free(drow);
         drs_table_free(t);
         return drs__fail(DRS_ERR_NOMEM, "resample: out of memory building the table of axis %d",
                          ap->axis);
     }
+    /* derivative of the antialias stretch min(s, 1) w.r.t. the scale */
+    const double dstretch =
+        (param == DRS_PARAM_SCALE && ap->scale_is_param && ap->antialias && ap->scale < 1.0) ? 1.0
+                                                                                             : 0.0;
+    const int uses_coord = ap->kernel != DRS_K_IDENTITY && ap->kernel != DRS_K_AREA &&
+                           ap->kernel != DRS_K_PIL_LINEAR && ap->kernel != DRS_K_PIL_CUBIC &&
+                           ap->kernel != DRS_K_TORCH_NEAREST &&
+                           ap->kernel != DRS_K_TORCH_NEAREST_EXACT;
 
     for (int64_t o = 0; o < O; o++) {
-        row_acc r = {row, 0, -1, stride + 2};
-        double c = 0.0;
-        const int uses_coord = ap->kernel != DRS_K_IDENTITY && ap->kernel != DRS_K_AREA &&
-                               ap->kernel != DRS_K_PIL_LINEAR && ap->kernel != DRS_K_PIL_CUBIC &&
-                               ap->kernel != DRS_K_TORCH_NEAREST &&
-                               ap->kernel != DRS_K_TORCH_NEAREST_EXACT;
-        if (uses_coord)
+        row_acc r = {row, drow, 0, -1};
+        double c = 0.0, dc = 0.0;
+        if (uses_coord) {
             c = drs_coord(ap, o);
+            dc = drs_coord_deriv(ap, o, param);
+        }
+        if (ap->torch_clamp0 && c <= 0.0)
+            dc = 0.0;
         if (ap->coord == DRS_COORD_TF_CROP_AND_RESIZE && uses_coord &&
             (c < 0.0 || c > (double)(L - 1) || c != c)) {
             t->extrap[o] = 1;
@@ -430,37 +546,39 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
         }
         switch (ap->kernel) {
         case DRS_K_IDENTITY:
-            row_add(&r, o, 1.0); /* padded index o; trimmed below if it is a pad cell */
+            row_add(&r, o, 1.0, 0.0); /* padded index o; trimmed below if it is a pad cell */
             break;
         case DRS_K_NEAREST:
-            row_add(&r, nearest_index(ap, c), 1.0);
+            row_add(&r, nearest_index(ap, c), 1.0, 0.0);
             break;
         case DRS_K_TORCH_NEAREST:
         case DRS_K_TORCH_NEAREST_EXACT:
-            row_add(&r, torch_nearest_index(ap, o), 1.0);
+            row_add(&r, torch_nearest_index(ap, o), 1.0, 0.0);
             break;
         case DRS_K_LINEAR_CLAMP: {
             /* OpenVINO linear_onnx: clamp c, i1 = trunc, i2 = i1+1 (clamped);
-             * x[i1] gets |c - i2|, x[i2] gets |c - i1|; i1 == i2 -> 0.5 each */
+             * x[i1] gets |c - i2|, x[i2] gets |c - i1|; i1 == i2 -> weight 1.
+             * Clamped coordinates (c < 0, c >= L-1) have derivative 0. */
             double cc = c < 0.0 ? 0.0 : (c > (double)(L - 1) ? (double)(L - 1) : c);
             if (cc != cc)
                 cc = 0.0;
+            const double dcc = (c >= 0.0 && c < (double)(L - 1)) ? dc : 0.0;
             const int64_t i1 = clamp_index(cc, L);
             const int64_t i2 = i1 + 1 < L ? i1 + 1 : L - 1;
             if (i1 == i2) {
-                row_add(&r, i1, 1.0);
+                row_add(&r, i1, 1.0, 0.0);
             } else {
-                row_add(&r, i1, fabs(cc - (double)i2));
-                row_add(&r, i2, fabs(cc - (double)i1));
+                row_add(&r, i1, fabs(cc - (double)i2), -dcc);
+                row_add(&r, i2, fabs(cc - (double)i1), dcc);
             }
             break;
         }
         case DRS_K_LINEAR_OV:
-            ov_linear_taps(ap, c, &r);
+            ov_linear_taps(ap, c, dc, dstretch, &r);
             break;
         case DRS_K_ONNX_LINEAR:
         case DRS_K_ONNX_CUBIC:
-            onnx_taps(ap, c, onnx_window(ap), &r);
+            onnx_taps(ap, c, dc, dstretch, onnx_window(ap), &r);
             break;
         case DRS_K_AREA:
             area_taps(ap, o, &r);
@@ -471,25 +589,27 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
             break;
         }
         /* trim pad cells: padded index j -> input index j - pad_begin */
-        int64_t lo = r.lo, hi = r.hi;
+        const int64_t lo = r.lo, hi = r.hi;
         const int64_t plo = ap->pad_begin, phi = ap->pad_begin + ap->in_len - 1;
         int64_t a0 = lo < plo ? plo : lo, a1 = hi > phi ? phi : hi;
-        double *dst = t->w + o * stride;
         if (hi < lo || a1 < a0) {
             t->first[o] = 0;
             t->ntap[o] = 0;
             continue;
         }
-        /* drop zero weights at both ends (e.g. nearest windows, triangle tails) */
-        while (a0 < a1 && row[a0 - lo] == 0.0)
+        /* drop taps that carry neither weight nor derivative at both ends */
+        while (a0 < a1 && row[a0 - lo] == 0.0 && (!drow || drow[a0 - lo] == 0.0))
             a0++;
-        while (a1 > a0 && row[a1 - lo] == 0.0)
+        while (a1 > a0 && row[a1 - lo] == 0.0 && (!drow || drow[a1 - lo] == 0.0))
             a1--;
         t->first[o] = a0 - ap->pad_begin;
         t->ntap[o] = (int32_t)(a1 - a0 + 1);
-        memcpy(dst, row + (a0 - lo), (size_t)(a1 - a0 + 1) * sizeof(double));
+        memcpy(t->w + o * stride, row + (a0 - lo), (size_t)(a1 - a0 + 1) * sizeof(double));
+        if (drow)
+            memcpy(t->dw + o * stride, drow + (a0 - lo), (size_t)(a1 - a0 + 1) * sizeof(double));
     }
     free(row);
+    free(drow);
     if (want_float)
         for (int64_t q = 0; q < nw; q++)
             t->wf[q] = (float)t->w[q];
