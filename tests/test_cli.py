@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""test_cli.py — the `dresample` command line (SPEC.md §6).
+
+Usage: test_cli.py PATH/TO/dresample
+
+Round trips with hand-checkable values for every op family, then every error
+class: each must exit non-zero (2 for usage errors, 1 otherwise), print
+exactly one stderr line starting "dresample: error:", print nothing on stdout,
+and leave no output file (nor a temporary one) behind.  numpy + stdlib only.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+CLI = None
+TMP = None
+failures = []
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def save(name, arr):
+    p = path(name)
+    np.save(p, arr)
+    return p
+
+
+def run(args):
+    r = subprocess.run([CLI] + args, capture_output=True, text=True, timeout=60)
+    return r.returncode, r.stdout, r.stderr
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def ok(name, args, out, expect, dtype=None):
+    """Runs args, expects success and output file `out` equal to expect."""
+    if os.path.exists(out):
+        os.unlink(out)
+    rc, so, se = run(args)
+    if rc != 0:
+        check(False, f"{name}: exit {rc}: {se.strip()}")
+        return None
+    y = np.load(out)
+    expect = np.asarray(expect)
+    check(y.shape == expect.shape, f"{name}: shape {y.shape} != {expect.shape}")
+    if dtype is not None:
+        check(y.dtype == np.dtype(dtype), f"{name}: dtype {y.dtype} != {dtype}")
+    if y.shape == expect.shape:
+        check(np.allclose(y, expect, rtol=1e-6, atol=1e-6), f"{name}: got\n{y}\nexpected\n{expect}")
+    print("ok  ", name)
+    return y
+
+
+def bad(name, args, out, want, rc_want=1):
+    """Runs args, expects failure with one error line containing `want`."""
+    before = set(os.listdir(TMP))
+    rc, so, se = run(args)
+    lines = se.splitlines()
+    check(rc == rc_want, f"{name}: exit {rc}, expected {rc_want} ({se.strip()})")
+    check(len(lines) == 1 and lines[0].startswith("dresample: error: "),
+          f"{name}: stderr must be one 'dresample: error:' line, got {se!r}")
+    check(want in se, f"{name}: message {se.strip()!r} lacks {want!r}")
+    check(so == "", f"{name}: stdout not empty: {so!r}")
+    check(out is None or not os.path.exists(out), f"{name}: output file {out} exists")
+    check(set(os.listdir(TMP)) == before, f"{name}: files appeared: {set(os.listdir(TMP)) - before}")
+    print("ok  ", name, "->", se.strip())
+
+
+def npy_bytes(descr, shape, data, fortran=False, magic=b"\x93NUMPY"):
+    hdr = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+    hdr = hdr.encode() + b" " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + b"\n"
+    return magic + b"\x01\x00" + len(hdr).to_bytes(2, "little") + hdr + data
+
+
+def raw(name, b):
+    p = path(name)
+    with open(p, "wb") as f:
+        f.write(b)
+    return p
+
+
+def round_trips():
+    x4 = save("x4.npy", np.array([[[[1, 2], [3, 4]]]], np.float32))
+    y = path("y.npy")
+    up2 = [[1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]]
+
+    # Resize-10: asymmetric + simple nearest; 2x up repeats each pixel.
+    s = save("s4.npy", np.array([1, 1, 2, 2], np.float32))
+    ok("Resize-10 nearest 2x", ["run", "Resize-10", "--attr", "mode=nearest", "--in", f"X={x4}",
+                                "--in", f"scales={s}", "--out", f"Y={y}"], y, [[up2]], np.float32)
+    x2 = save("x2.npy", np.array([[1, 2], [3, 4]], np.float64))
+    s2 = save("s2.npy", np.array([2, 2], np.float64))
+    ok("Resize-10 nearest 2x f64 rank 2", ["run", "Resize-10", "--in", f"X={x2}", "--in", f"scales={s2}",
+                                           "--out", f"Y={y}"], y, up2, np.float64)
+    xu8 = save("xu8.npy", np.array([[1, 2], [3, 250]], np.uint8))
+    ok("Resize-10 nearest u8", ["run", "Resize-10", "--in", f"X={xu8}", "--in", f"scales={s2}",
+                                "--out", f"Y={y}"], y,
+       [[1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 250, 250], [3, 3, 250, 250]], np.uint8)
+    # A rank-0 array is accepted as a 1-element 1-D parameter.
+    x1 = save("x1.npy", np.array([1, 2], np.float32))
+    s0 = save("s0.npy", np.array(2.0, np.float32))
+    ok("Resize-10 scalar scales", ["run", "Resize-10", "--in", f"X={x1}", "--in", f"scales={s0}",
+                                   "--out", f"Y={y}"], y, [1, 1, 2, 2])
+
+    # Half-pixel linear 2x up of [[1,2],[3,4]] with clamped edges: along a row
+    # c = (o+.5)/2-.5 = -.25,.25,.75,1.25 -> 1, 1.25, 1.75, 2; rows add 2x that.
+    row = np.array([0, 0.25, 0.75, 1])
+    lin2 = 1 + row[None, :] + 2 * row[:, None]
+    sz = save("sz.npy", np.array([4, 4], np.int32))
+    ax = save("ax.npy", np.array([2, 3], np.int64))
+    sc = save("sc.npy", np.array([2, 2], np.float32))
+    ok("Interpolate-4 linear_onnx sizes", ["run", "Interpolate-4", "--attr", "mode=linear_onnx",
+                                           "--attr", "shape_calculation_mode=sizes", "--in", f"data={x4}",
+                                           "--in", f"sizes={sz}", "--in", f"axes={ax}", "--out", f"output={y}"],
+       y, [[lin2]], np.float32)
+    ok("Interpolate-4 linear_onnx scales", ["run", "Interpolate-4", "--attr", "mode=linear_onnx",
+                                            "--attr", "shape_calculation_mode=scales",
+                                            "--attr", "coordinate_transformation_mode=half_pixel",
+                                            "--in", f"data={x4}", "--in", f"scales={sc}", "--in", f"axes={ax}",
+                                            "--out", f"output={y}"], y, [[lin2]])
+    ok("Interpolate-11 nearest sizes", ["run", "Interpolate-11", "--attr", "mode=nearest",
+                                        "--attr", "shape_calculation_mode=sizes", "--in", f"image={x4}",
+                                        "--in", f"scales_or_sizes={sz}", "--in", f"axes={ax}",
+                                        "--out", f"output={y}"], y, [[up2]])
+    ok("Resize-13 linear scales, empty roi", ["run", "Resize-13", "--attr", "mode=linear",
+                                              "--in", f"X={x4}", "--in", f"roi={save('roi0.npy', np.zeros(0, np.float32))}",
+                                              "--in", f"scales={s}", "--out", f"Y={y}"], y, [[lin2]])
+    ok("Resize-19 linear sizes with axes", ["run", "Resize-19", "--attr", "mode=linear", "--attr", "axes=2,3",
+                                            "--in", f"X={x4}", "--in", f"sizes={sz}", "--out", f"Y={y}"],
+       y, [[lin2]])
+    ok("Resize-18 negative axes", ["run", "Resize-18", "--attr", "mode=linear", "--attr", "axes=-2,-1",
+                                   "--in", f"X={x4}", "--in", f"sizes={sz}", "--out", f"Y={y}"], y, [[lin2]])
+
+    # align_corners 2x2 -> 3x3: corners kept, midpoints averaged.
+    ac = [[1, 1.5, 2], [2, 2.5, 3], [3, 3.5, 4]]
+    ok("TorchInterpolate bilinear align_corners", ["run", "TorchInterpolate", "--attr", "mode=bilinear",
+                                                   "--attr", "align_corners=1", "--attr", "size=3,3",
+                                                   "--in", f"input={x4}", "--out", f"output={y}"], y, [[ac]])
+    ok("TorchInterpolate nearest scale_factor", ["run", "TorchInterpolate", "--attr", "scale_factor=2.0",
+                                                 "--in", f"input={x4}", "--out", f"output={y}"], y, [[up2]])
+    ts = save("ts.npy", np.array([3, 3], np.uint8))
+    ok("Interpolate-1 linear align_corners", ["run", "Interpolate-1", "--attr", "mode=linear", "--attr", "axes=2,3",
+                                              "--attr", "align_corners=true", "--in", f"data={x4}",
+                                              "--in", f"target_spatial_shape={ts}", "--out", f"output={y}"],
+       y, [[ac]])
+
+    # --threads: same bits, and an existing output is replaced.
+    big = save("big.npy", np.arange(2 * 3 * 17 * 19, dtype=np.float32).reshape(2, 3, 17, 19))
+    sb = save("sb.npy", np.array([1, 1, 1.7, 0.6], np.float32))
+    args = ["run", "Resize-19", "--attr", "mode=cubic", "--in", f"X={big}", "--in", f"scales={sb}"]
+    rc1, _, e1 = run(args + ["--threads", "1", "--out", f"Y={path('t1.npy')}"])
+    rc4, _, e4 = run(args + ["--threads", "4", "--out", f"Y={path('t4.npy')}"])
+    check(rc1 == 0 and rc4 == 0, f"threads runs failed: {e1} {e4}")
+    if rc1 == 0 and rc4 == 0:
+        check(open(path("t1.npy"), "rb").read() == open(path("t4.npy"), "rb").read(), "threads 1 vs 4 differ")
+        print("ok   --threads 1 vs 4 identical")
+
+    # Help and version go to stdout with status 0.
+    rc, so, se = run(["--help"])
+    check(rc == 0 and "Resize-19" in so and "TorchInterpolate" in so and se == "", "--help")
+    rc, so, se = run(["--version"])
+    check(rc == 0 and so.startswith("dresample ") and se == "", "--version")
+
+
+def errors():
+    x4 = path("x4.npy")
+    s = path("s4.npy")
+    sz = path("sz.npy")
+    y = path("yerr.npy")
+    r10 = ["run", "Resize-10", "--in", f"X={x4}", "--in", f"scales={s}"]
+    out = ["--out", f"Y={y}"]
+
+    # Malformed files.
+    f32 = np.array([1, 1, 2, 2], np.float32).tobytes()
+    cases = {
+        "bad magic": (raw("m1.npy", npy_bytes("<f4", "(4,)", f32, magic=b"\x93NUMPZ")), "bad magic"),
+        "truncated data": (raw("m2.npy", npy_bytes("<f4", "(4,)", f32[:-1])), "truncated data"),
+        "trailing bytes": (raw("m3.npy", npy_bytes("<f4", "(4,)", f32 + b"\0")), "trailing bytes"),
+        "big-endian": (raw("m4.npy", npy_bytes(">f4", "(4,)", f32)), "big-endian"),
+        "fortran order": (raw("m5.npy", npy_bytes("<f4", "(4,)", f32, fortran=True)), "fortran_order"),
+        "bool dtype": (raw("m6.npy", npy_bytes("|b1", "(4,)", b"\1\1\1\1")), "unsupported dtype"),
+        "text file": (raw("m7.npy", b"1,1,2,2\n"), "bad magic"),
+        "missing file": (path("nope.npy"), "cannot open"),
+    }
+    for name, (p, want) in cases.items():
+        bad(f"npy {name}", ["run", "Resize-10", "--in", f"X={x4}", "--in", f"scales={p}"] + out, y, want)
+    bad("npy fortran data port", ["run", "Resize-10", "--in", f"X={raw('m8.npy', npy_bytes('<f4', '(2, 2)', f32, fortran=True))}",
+                                  "--in", f"scales={path('s2.npy')}"] + out, y, "fortran_order")
+    bad("scalar data", ["run", "Resize-10", "--in", f"X={path('s0.npy')}", "--in", f"scales={path('s0.npy')}"] + out,
+        y, "rank-0")
+
+    # Command-line shape (usage errors, exit 2).
+    bad("no command", [], None, "missing command", 2)
+    bad("unknown command", ["frobnicate"], None, "unknown command", 2)
+    bad("unknown op", ["run", "Resize-12"] + out, y, "unknown op 'Resize-12'", 2)
+    bad("missing op", ["run"], None, "missing OP", 2)
+    bad("missing port", ["run", "Resize-10", "--in", f"X={x4}"] + out, y, "missing required input scales", 2)
+    bad("missing output", r10, None, "missing output", 2)
+    bad("unknown port", r10 + ["--in", f"sizes={sz}"] + out, y, "no input port 'sizes'", 2)
+    bad("unknown output port", r10 + ["--out", f"output={y}"], y, "no output port 'output'", 2)
+    bad("unknown attribute", r10 + ["--attr", "antialias=1"] + out, y, "no attribute 'antialias'", 2)
+    bad("duplicate attribute", r10 + ["--attr", "mode=nearest", "--attr", "mode=linear"] + out, y, "given twice", 2)
+    bad("duplicate port", r10 + ["--in", f"X={x4}"] + out, y, "given twice", 2)
+    bad("attr without =", r10 + ["--attr", "mode"] + out, y, "NAME=VALUE", 2)
+    bad("option without argument", r10 + out + ["--attr"], y, "needs an argument", 2)
+    bad("unknown option", r10 + out + ["--verbose", "1"], y, "unknown option", 2)
+    bad("threads 0", r10 + out + ["--threads", "0"], y, "--threads", 2)
+    bad("threads junk", r10 + out + ["--threads", "2x"], y, "--threads", 2)
+    bad("backward", r10 + out + ["--backward"], y, "not implemented yet", 2)
+    bad("gradcheck", ["gradcheck"], None, "not implemented yet", 2)
+    bad("missing required attribute", ["run", "Interpolate-4", "--attr", "mode=nearest", "--in", f"data={x4}",
+                                       "--in", f"sizes={sz}", "--out", f"output={y}"], y,
+        "missing required attribute shape_calculation_mode", 2)
+    bad("port required by mode", ["run", "Interpolate-4", "--attr", "mode=nearest", "--attr",
+                                  "shape_calculation_mode=scales", "--in", f"data={x4}", "--in", f"sizes={sz}",
+                                  "--out", f"output={y}"], y, "missing required input scales", 2)
+
+    # Values (exit 1).
+    bad("bad enum value", r10 + ["--attr", "mode=bilinear"] + out, y, "unknown value 'bilinear'")
+    bad("bad enum case", ["run", "Resize-13", "--attr", "mode=Linear", "--in", f"X={x4}", "--in", f"scales={s}"] + out,
+        y, "unknown value 'Linear'")
+    r19 = ["run", "Resize-19", "--in", f"X={x4}", "--in", f"sizes={sz}"] + out
+    bad("bad number", r19 + ["--attr", "cubic_coeff_a=-0.5x"], y, "not a number")
+    bad("empty number", r19 + ["--attr", "extrapolation_value="], y, "not a number")
+    bad("bad integer list", r19 + ["--attr", "axes=2,3.0"], y, "not an integer")
+    bad("empty list element", r19 + ["--attr", "axes=2,,3"], y, "empty list element")
+    bad("trailing comma", r19 + ["--attr", "axes=2,3,"], y, "empty list element")
+    bad("spaces in list", r19 + ["--attr", "axes=2, 3"], y, "not an integer")
+    bad("bad boolean", r19 + ["--attr", "exclude_outside=yes"], y, "not a boolean")
+    bad("too many list values", ["run", "TorchInterpolate", "--attr", "size=2,2,2,2", "--in", f"input={x4}",
+                                 "--out", f"output={y}"], y, "at most 3")
+    bad("invalid combination", ["run", "Resize-18", "--attr", "mode=nearest", "--attr", "antialias=1",
+                                "--in", f"X={x4}", "--in", f"scales={s}"] + out, y, "antialias")
+    s4i = save("s4i.npy", np.array([1, 1, 4, 4], np.int64))
+    bad("scales and sizes both", ["run", "Resize-13", "--in", f"X={x4}", "--in", f"scales={s}",
+                                  "--in", f"sizes={s4i}"] + out, y, "Resize-13")
+    bad("scales length", r10[:-1] + [f"scales={path('s2.npy')}"] + out, y, "Resize-10")
+    bad("negative scale", r10[:-1] + [f"scales={save('sneg.npy', np.array([1, 1, -2, 2], np.float32))}"] + out,
+        y, "Resize-10")
+    bad("float sizes", ["run", "Resize-13", "--in", f"X={x4}", "--in", f"sizes={save('szf.npy', np.array([1, 1, 4, 4], np.float32))}"] + out,
+        y, "must be an integer array")
+    bad("integer scales", r10[:-1] + [f"scales={s4i}"] + out, y, "must be a float array")
+    bad("2-D sizes", ["run", "Resize-13", "--in", f"X={x4}", "--in", f"sizes={save('sz2.npy', np.ones((2, 2), np.int64))}"] + out,
+        y, "must be 1-D")
+    bad("scales_or_sizes dtype vs mode", ["run", "Interpolate-11", "--attr", "mode=nearest",
+                                          "--attr", "shape_calculation_mode=scales", "--in", f"image={x4}",
+                                          "--in", f"scales_or_sizes={sz}", "--in", f"axes={path('ax.npy')}",
+                                          "--out", f"output={y}"], y, "must be a float array")
+    bad("output dir missing", r10 + ["--out", f"Y={path('no/such/dir/y.npy')}"], None, "cannot create")
+
+    # A failing run leaves an existing output file untouched.
+    keep = save("keep.npy", np.array([7], np.float32))
+    before = open(keep, "rb").read()
+    rc, _, _ = run(r10 + ["--attr", "mode=bogus", "--out", f"Y={keep}"])
+    check(rc == 1 and open(keep, "rb").read() == before, "failed run changed an existing output file")
+
+
+def main():
+    global CLI, TMP
+    if len(sys.argv) != 2:
+        print("usage: test_cli.py PATH/TO/dresample", file=sys.stderr)
+        return 2
+    CLI = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix="dresample_cli_") as d:
+        TMP = d
+        round_trips()
+        errors()
+    if failures:
+        print(f"test_cli: {len(failures)} failure(s)")
+        return 1
+    print("test_cli: all passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,729 @@
+/* dresample_cli.c — the `dresample` command-line tool (SPEC.md §6).
+ *
+ *   dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...
+ *                    [--out PORT=FILE.npy]... [--threads N]
+ *
+ * Flow: parse the whole command line against the op's table entry, parse the
+ * attribute values, load every input, infer the output shape, allocate, run
+ * the forward, and only then write the output (atomically, see npy_save).
+ * Any error prints exactly one line "dresample: error: ..." on stderr, writes
+ * no file, and exits 2 for a command line that does not fit the op's
+ * signature (unknown/duplicate/missing names, bad options) or 1 for anything
+ * else (bad values, bad files, library errors).  Threads: the library's.
+ */
+#include "dresample.h"
+#include "npy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_ERR 1
+#define EXIT_USAGE 2
+#define MAX_KV 64   /* more --attr/--in/--out than this is certainly a mistake */
+#define MAX_PORTS 5
+
+/* ------------------------------------------------------------ op table */
+typedef enum port_kind {
+    PK_DATA,            /* the tensor being resampled: any dtype, rank >= 1 */
+    PK_INT,             /* 1-D integer list -> int64 (sizes, axes, ...) */
+    PK_FLOAT,           /* 1-D float list -> double (scales, roi) */
+    PK_SCALES_OR_SIZES  /* Interpolate-11: PK_FLOAT or PK_INT per shape_calculation_mode */
+} port_kind;
+
+typedef enum port_req {
+    REQ_NO = 0,
+    REQ_YES,
+    REQ_IF_SIZES, /* required when shape_calculation_mode=sizes */
+    REQ_IF_SCALES
+} port_req;
+
+typedef struct port_def {
+    const char *name;
+    port_kind kind;
+    port_req req;
+} port_def;
+
+typedef enum op_family { FAM_INTERPOLATE, FAM_RESIZE, FAM_TORCH } op_family;
+
+typedef struct op_def {
+    const char *name;
+    op_family family;
+    int version;
+    port_def in[MAX_PORTS];     /* terminated by a NULL name */
+    const char *attrs[12];      /* NULL-terminated */
+    const char *required[3];    /* required attributes, NULL-terminated */
+    const char *out;
+} op_def;
+
+#define INTERP4_ATTRS                                                                      \
+    "mode", "shape_calculation_mode", "coordinate_transformation_mode", "nearest_mode",    \
+        "antialias", "pads_begin", "pads_end", "cube_coeff"
+#define RESIZE11_ATTRS                                                                     \
+    "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",                  \
+        "extrapolation_value", "mode", "nearest_mode"
+#define RESIZE11_PORTS                                                                     \
+    {"X", PK_DATA, REQ_YES}, {"roi", PK_FLOAT, REQ_NO}, {"scales", PK_FLOAT, REQ_NO},      \
+        {"sizes", PK_INT, REQ_NO}
+#define RESIZE18_ATTRS RESIZE11_ATTRS, "antialias", "axes", "keep_aspect_ratio_policy"
+
+/* Names are exactly those of the op documents (seeds/ and the ONNX/torch docs). */
+static const op_def ops[] = {
+    {"Interpolate-1", FAM_INTERPOLATE, 1,
+     {{"data", PK_DATA, REQ_YES}, {"target_spatial_shape", PK_INT, REQ_YES}},
+     {"axes", "mode", "align_corners", "antialias", "pads_begin", "pads_end"},
+     {"axes", "mode"}, "output"},
+    {"Interpolate-4", FAM_INTERPOLATE, 4,
+     {{"data", PK_DATA, REQ_YES}, {"sizes", PK_INT, REQ_IF_SIZES},
+      {"scales", PK_FLOAT, REQ_IF_SCALES}, {"axes", PK_INT, REQ_NO}},
+     {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "output"},
+    {"Interpolate-11", FAM_INTERPOLATE, 11,
+     {{"image", PK_DATA, REQ_YES}, {"scales_or_sizes", PK_SCALES_OR_SIZES, REQ_YES},
+      {"axes", PK_INT, REQ_NO}},
+     {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "output"},
+    {"Resize-10", FAM_RESIZE, 10,
+     {{"X", PK_DATA, REQ_YES}, {"scales", PK_FLOAT, REQ_YES}}, {"mode"}, {NULL}, "Y"},
+    {"Resize-11", FAM_RESIZE, 11, {RESIZE11_PORTS}, {RESIZE11_ATTRS}, {NULL}, "Y"},
+    {"Resize-13", FAM_RESIZE, 13, {RESIZE11_PORTS}, {RESIZE11_ATTRS}, {NULL}, "Y"},
+    {"Resize-18", FAM_RESIZE, 18, {RESIZE11_PORTS}, {RESIZE18_ATTRS}, {NULL}, "Y"},
+    {"Resize-19", FAM_RESIZE, 19, {RESIZE11_PORTS}, {RESIZE18_ATTRS}, {NULL}, "Y"},
+    {"TorchInterpolate", FAM_TORCH, 0, {{"input", PK_DATA, REQ_YES}},
+     {"size", "scale_factor", "mode", "align_corners", "antialias", "recompute_scale_factor"},
+     {NULL}, "output"},
+};
+#define NOPS ((int)(sizeof ops / sizeof ops[0]))
+
+/* ------------------------------------------------------------ errors */
+/* Prints the one error line (newlines in the message folded to spaces so the
+ * "exactly one line" contract holds whatever a library message contains). */
+static int fail(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int fail(int code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "dresample: error: %s\n", msg);
+    return code;
+}
+
+static int fail_lib(drs_status s)
+{
+    const char *m = drs_last_error();
+    return fail(EXIT_ERR, "%s", (m && *m) ? m : drs_status_str(s));
+}
+
+/* ------------------------------------------------------------ value parsing */
+static int parse_i64(const char *s, int64_t *v)
+{
+    /* strtoll would skip leading blanks and accept "+"; we want digits only. */
+    const char *d = s[0] == '-' ? s + 1 : s;
+    if (*d < '0' || *d > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return 0;
+    *v = (int64_t)x;
+    return 1;
+}
+
+static int parse_f64(const char *s, double *v)
+{
+    if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' ||
+        *s == '\v')
+        return 0;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (*end != '\0' || (errno == ERANGE && isinf(x)))
+        return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_bool(const char *s, int *v)
+{
+    if (strcmp(s, "1") == 0 || strcmp(s, "true") == 0)
+        *v = 1;
+    else if (strcmp(s, "0") == 0 || strcmp(s, "false") == 0)
+        *v = 0;
+    else
+        return 0;
+    return 1;
+}
+
+/* Comma-separated list of at most max numbers; empty elements are errors.
+ * is_int selects int64 (vi) or double (vd). */
+static int parse_list(const char *name, const char *s, int is_int, int64_t *vi, double *vd,
+                      int max, int *n)
+{
+    char buf[512];
+    if (strlen(s) >= sizeof buf)
+        return fail(EXIT_ERR, "attribute %s: value too long", name);
+    strcpy(buf, s);
+    int k = 0;
+    char *p = buf;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (*p == '\0')
+            return fail(EXIT_ERR, "attribute %s: empty list element in '%s'", name, s);
+        if (k == max)
+            return fail(EXIT_ERR, "attribute %s: at most %d values allowed, got '%s'", name,
+                        max, s);
+        int ok = is_int ? parse_i64(p, &vi[k]) : parse_f64(p, &vd[k]);
+        if (!ok)
+            return fail(EXIT_ERR, "attribute %s: '%s' is not %s", name, p,
+                        is_int ? "an integer" : "a number");
+        k++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *n = k;
+    return 0;
+}
+
+/* ------------------------------------------------------------ the invocation */
+typedef struct kv {
+    const char *name;
+    const char *value;
+} kv;
+
+typedef struct input {
+    int given;
+    npy_array arr;
+    int64_t *ints;   /* PK_INT ports, converted */
+    double *dbls;    /* PK_FLOAT ports, converted */
+    int n;           /* element count of a 1-D port */
+} input;
+
+typedef struct invocation {
+    const op_def *op;
+    kv attr[MAX_KV];
+    int nattr;
+    kv in[MAX_KV];
+    int nin;
+    kv out[MAX_KV];
+    int nout;
+    input port[MAX_PORTS]; /* indexed like op->in */
+    void *ybuf;
+    drs_tensor y;
+} invocation;
+
+static const char *attr_get(const invocation *v, const char *name)
+{
+    for (int i = 0; i < v->nattr; i++)
+        if (strcmp(v->attr[i].name, name) == 0)
+            return v->attr[i].value;
+    return NULL;
+}
+
+static int port_index(const op_def *op, const char *name)
+{
+    for (int i = 0; i < MAX_PORTS && op->in[i].name; i++)
+        if (strcmp(op->in[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Typed attribute getters: return 0 when absent or parsed (the value left
+ * untouched when absent), else the exit code of the printed error. */
+static int attr_bool(const invocation *v, const char *name, int *out)
+{
+    const char *s = attr_get(v, name);
+    if (s && !parse_bool(s, out))
+        return fail(EXIT_ERR, "attribute %s: '%s' is not a boolean (0, 1, true, false)", name,
+                    s);
+    return 0;
+}
+
+static int attr_f64(const invocation *v, const char *name, double *out)
+{
+    const char *s = attr_get(v, name);
+    if (s && !parse_f64(s, out))
+        return fail(EXIT_ERR, "attribute %s: '%s' is not a number", name, s);
+    return 0;
+}
+
+static int attr_enum(const invocation *v, const char *name, int (*from_str)(const char *),
+                     int *out)
+{
+    const char *s = attr_get(v, name);
+    if (!s)
+        return 0;
+    int e = from_str(s);
+    if (e < 0)
+        return fail(EXIT_ERR, "attribute %s: unknown value '%s'", name, s);
+    *out = e;
+    return 0;
+}
+
+static int attr_list(const invocation *v, const char *name, int is_int, int64_t *vi,
+                     double *vd, int max, int *n)
+{
+    const char *s = attr_get(v, name);
+    return s ? parse_list(name, s, is_int, vi, vd, max, n) : 0;
+}
+
+/* Splits "NAME=VALUE" in place (C lets a program modify its argv strings) and
+ * appends it to list, refusing duplicates.  what: "attribute"/"input"/"output". */
+static int add_kv(kv *list, int *n, const char *opt, char *arg, const char *what)
+{
+    if (!arg)
+        return fail(EXIT_USAGE, "%s needs an argument NAME=VALUE", opt);
+    char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return fail(EXIT_USAGE, "%s expects NAME=VALUE, got '%s'", opt, arg);
+    if (*n == MAX_KV)
+        return fail(EXIT_USAGE, "too many %s options", opt);
+    *eq = '\0';
+    for (int i = 0; i < *n; i++)
+        if (strcmp(list[i].name, arg) == 0)
+            return fail(EXIT_USAGE, "%s '%s' given twice", what, arg);
+    if (strcmp(what, "attribute") != 0 && eq[1] == '\0')
+        return fail(EXIT_USAGE, "%s '%s': empty file name", what, arg);
+    list[*n].name = arg;
+    list[*n].value = eq + 1;
+    (*n)++;
+    return 0;
+}
+
+/* ------------------------------------------------------------ inputs */
+static int is_int_dtype(drs_dtype t) { return t != DRS_F32 && t != DRS_F64; }
+
+/* Loads port i; 1-D ports are converted to int64 or double per kind. */
+static int load_port(invocation *v, int i, port_kind kind, const char *path)
+{
+    const char *pname = v->op->in[i].name;
+    input *in = &v->port[i];
+    char err[256];
+    drs_status s = npy_load(path, kind == PK_DATA ? 0 : NPY_ALLOW_SCALAR, &in->arr, err,
+                            sizeof err);
+    if (s != DRS_OK)
+        return fail(EXIT_ERR, "input %s (%s): %s", pname, path, err);
+    in->given = 1;
+    if (kind == PK_DATA)
+        return 0;
+
+    const drs_tensor *t = &in->arr.t;
+    if (t->rank != 1)
+        return fail(EXIT_ERR, "input %s (%s): must be 1-D, got rank %d", pname, path, t->rank);
+    if (t->shape[0] > INT_MAX)
+        return fail(EXIT_ERR, "input %s (%s): too many elements (%lld)", pname, path,
+                    (long long)t->shape[0]);
+    int n = (int)t->shape[0];
+    in->n = n;
+    if (kind == PK_INT) {
+        if (!is_int_dtype(t->dtype))
+            return fail(EXIT_ERR, "input %s (%s): must be an integer array, got %s", pname,
+                        path, drs_dtype_name(t->dtype));
+        in->ints = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+        if (!in->ints)
+            return fail(EXIT_ERR, "out of memory");
+        for (int k = 0; k < n; k++) {
+            switch (t->dtype) {
+            case DRS_U8: in->ints[k] = ((const uint8_t *)t->data)[k]; break;
+            case DRS_I8: in->ints[k] = ((const int8_t *)t->data)[k]; break;
+            case DRS_I32: in->ints[k] = ((const int32_t *)t->data)[k]; break;
+            default: in->ints[k] = ((const int64_t *)t->data)[k]; break;
+            }
+        }
+    } else {
+        if (is_int_dtype(t->dtype))
+            return fail(EXIT_ERR, "input %s (%s): must be a float array (f32/f64), got %s",
+                        pname, path, drs_dtype_name(t->dtype));
+        in->dbls = malloc(sizeof(double) * (size_t)(n ? n : 1));
+        if (!in->dbls)
+            return fail(EXIT_ERR, "out of memory");
+        for (int k = 0; k < n; k++)
+            in->dbls[k] = t->dtype == DRS_F32 ? (double)((const float *)t->data)[k]
+                                              : ((const double *)t->data)[k];
+    }
+    return 0;
+}
+
+/* shape_calc: -1 when the op has none.  Returns 0 or an exit code. */
+static int load_inputs(invocation *v, int shape_calc)
+{
+    const op_def *op = v->op;
+    for (int i = 0; i < MAX_PORTS && op->in[i].name; i++) {
+        port_req r = op->in[i].req;
+        int required = r == REQ_YES || (r == REQ_IF_SIZES && shape_calc == DRS_SHAPE_SIZES) ||
+                       (r == REQ_IF_SCALES && shape_calc == DRS_SHAPE_SCALES);
+        const char *path = NULL;
+        for (int k = 0; k < v->nin; k++)
+            if (strcmp(v->in[k].name, op->in[i].name) == 0)
+                path = v->in[k].value;
+        if (!path) {
+            if (required)
+                return fail(EXIT_USAGE, "%s: missing required input %s (--in %s=FILE.npy)",
+                            op->name, op->in[i].name, op->in[i].name);
+            continue;
+        }
+        port_kind kind = op->in[i].kind;
+        if (kind == PK_SCALES_OR_SIZES)
+            kind = shape_calc == DRS_SHAPE_SCALES ? PK_FLOAT : PK_INT;
+        int rc = load_port(v, i, kind, path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static const input *port(const invocation *v, const char *name)
+{
+    int i = port_index(v->op, name);
+    return (i >= 0 && v->port[i].given) ? &v->port[i] : NULL;
+}
+
+static const drs_tensor *data_tensor(const invocation *v)
+{
+    return &v->port[0].arr.t; /* every op's first port is its data */
+}
+
+/* Allocates the output tensor from an inferred shape (checked byte size). */
+static int alloc_output(invocation *v, drs_dtype dtype, int rank, const int64_t *shape)
+{
+    v->y.dtype = dtype;
+    v->y.rank = rank;
+    memcpy(v->y.shape, shape, sizeof(int64_t) * (size_t)rank);
+    int64_t numel = 1, bytes;
+    for (int i = 0; i < rank; i++)
+        if (__builtin_mul_overflow(numel, shape[i], &numel))
+            return fail(EXIT_ERR, "output %s: element count overflows 64 bits", v->op->out);
+    if (__builtin_mul_overflow(numel, (int64_t)drs_dtype_size(dtype), &bytes) ||
+        (uint64_t)bytes > SIZE_MAX)
+        return fail(EXIT_ERR, "output %s: byte size overflows", v->op->out);
+    v->ybuf = malloc(bytes ? (size_t)bytes : 1);
+    if (!v->ybuf)
+        return fail(EXIT_ERR, "output %s: out of memory (%lld bytes)", v->op->out,
+                    (long long)bytes);
+    v->y.data = v->ybuf;
+    return 0;
+}
+
+/* ------------------------------------------------------------ op families */
+static int run_interpolate(invocation *v)
+{
+    const op_def *op = v->op;
+    drs_interpolate_attrs a = drs_interpolate_attrs_default(op->version);
+    int mode = (int)a.mode, sc = (int)a.shape_calculation_mode,
+        cm = (int)a.coordinate_transformation_mode, nm = (int)a.nearest_mode;
+    int64_t axes[DRS_MAX_RANK];
+    int n_axes = 0;
+    int rc;
+    if ((rc = attr_enum(v, "mode", drs_interp_mode_from_str, &mode)) ||
+        (rc = attr_enum(v, "shape_calculation_mode", drs_shape_calc_from_str, &sc)) ||
+        (rc = attr_enum(v, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm)) ||
+        (rc = attr_enum(v, "nearest_mode", drs_nearest_mode_from_str, &nm)) ||
+        (rc = attr_bool(v, "antialias", &a.antialias)) ||
+        (rc = attr_bool(v, "align_corners", &a.align_corners)) ||
+        (rc = attr_f64(v, "cube_coeff", &a.cube_coeff)) ||
+        (rc = attr_list(v, "pads_begin", 1, a.pads_begin, NULL, DRS_MAX_RANK,
+                        &a.n_pads_begin)) ||
+        (rc = attr_list(v, "pads_end", 1, a.pads_end, NULL, DRS_MAX_RANK, &a.n_pads_end)) ||
+        (rc = attr_list(v, "axes", 1, axes, NULL, DRS_MAX_RANK, &n_axes)))
+        return rc;
+    a.mode = (drs_interp_mode)mode;
+    a.shape_calculation_mode = (drs_shape_calc)sc;
+    a.coordinate_transformation_mode = (drs_coord_mode)cm;
+    a.nearest_mode = (drs_nearest_mode)nm;
+    if ((rc = load_inputs(v, op->version == 1 ? DRS_SHAPE_SIZES : sc)))
+        return rc;
+
+    drs_interpolate_inputs in = {0};
+    const input *p;
+    if (op->version == 1) {
+        p = port(v, "target_spatial_shape");
+        in.sizes = p->ints;
+        in.n_sizes = p->n;
+        in.axes = axes;
+        in.n_axes = n_axes;
+    } else {
+        if ((p = port(v, op->version == 11 ? "scales_or_sizes" : "sizes")) && p->ints) {
+            in.sizes = p->ints;
+            in.n_sizes = p->n;
+        }
+        if ((p = port(v, op->version == 11 ? "scales_or_sizes" : "scales")) && p->dbls) {
+            in.scales = p->dbls;
+            in.n_scales = p->n;
+        }
+        if ((p = port(v, "axes"))) {
+            in.axes = p->ints;
+            in.n_axes = p->n;
+        }
+    }
+    const drs_tensor *x = data_tensor(v);
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_interpolate_infer_shape(&a, x, &in, &rank, shape);
+    if (s != DRS_OK)
+        return fail_lib(s);
+    if ((rc = alloc_output(v, x->dtype, rank, shape)))
+        return rc;
+    s = drs_interpolate_forward(&v->y, x, &in, &a);
+    return s == DRS_OK ? 0 : fail_lib(s);
+}
+
+static int run_resize(invocation *v)
+{
+    drs_resize_attrs a = drs_resize_attrs_default(v->op->version);
+    int mode = (int)a.mode, cm = (int)a.coordinate_transformation_mode,
+        nm = (int)a.nearest_mode, kp = (int)a.keep_aspect_ratio_policy;
+    int rc;
+    if ((rc = attr_enum(v, "mode", drs_interp_mode_from_str, &mode)) ||
+        (rc = attr_enum(v, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm)) ||
+        (rc = attr_enum(v, "nearest_mode", drs_nearest_mode_from_str, &nm)) ||
+        (rc = attr_enum(v, "keep_aspect_ratio_policy", drs_aspect_policy_from_str, &kp)) ||
+        (rc = attr_f64(v, "cubic_coeff_a", &a.cubic_coeff_a)) ||
+        (rc = attr_f64(v, "extrapolation_value", &a.extrapolation_value)) ||
+        (rc = attr_bool(v, "exclude_outside", &a.exclude_outside)) ||
+        (rc = attr_bool(v, "antialias", &a.antialias)) ||
+        (rc = attr_list(v, "axes", 1, a.axes, NULL, DRS_MAX_RANK, &a.n_axes)))
+        return rc;
+    a.mode = (drs_interp_mode)mode;
+    a.coordinate_transformation_mode = (drs_coord_mode)cm;
+    a.nearest_mode = (drs_nearest_mode)nm;
+    a.keep_aspect_ratio_policy = (drs_aspect_policy)kp;
+    if ((rc = load_inputs(v, -1)))
+        return rc;
+
+    /* An absent port and an empty tensor both mean "absent" (ONNX convention). */
+    drs_resize_inputs in = {0};
+    const input *p;
+    if ((p = port(v, "roi"))) {
+        in.roi = p->dbls;
+        in.n_roi = p->n;
+    }
+    if ((p = port(v, "scales"))) {
+        in.scales = p->dbls;
+        in.n_scales = p->n;
+    }
+    if ((p = port(v, "sizes"))) {
+        in.sizes = p->ints;
+        in.n_sizes = p->n;
+    }
+    const drs_tensor *x = data_tensor(v);
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_resize_infer_shape(&a, x, &in, &rank, shape);
+    if (s != DRS_OK)
+        return fail_lib(s);
+    if ((rc = alloc_output(v, x->dtype, rank, shape)))
+        return rc;
+    s = drs_resize_forward(&v->y, x, &in, &a);
+    return s == DRS_OK ? 0 : fail_lib(s);
+}
+
+static int run_torch(invocation *v)
+{
+    drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+    int mode = (int)a.mode;
+    int64_t size[DRS_MAX_RANK];
+    double sf[DRS_MAX_RANK];
+    int n_size = 0, n_sf = 0;
+    int rc;
+    if ((rc = attr_enum(v, "mode", drs_torch_mode_from_str, &mode)) ||
+        (rc = attr_bool(v, "align_corners", &a.align_corners)) ||
+        (rc = attr_bool(v, "antialias", &a.antialias)) ||
+        (rc = attr_bool(v, "recompute_scale_factor", &a.recompute_scale_factor)) ||
+        (rc = attr_list(v, "size", 1, size, NULL, 3, &n_size)) ||
+        (rc = attr_list(v, "scale_factor", 0, NULL, sf, 3, &n_sf)))
+        return rc;
+    a.mode = (drs_torch_mode)mode;
+    a.n_size = n_size;
+    memcpy(a.size, size, sizeof(int64_t) * (size_t)n_size);
+    a.n_scale_factor = n_sf;
+    memcpy(a.scale_factor, sf, sizeof(double) * (size_t)n_sf);
+    if ((rc = load_inputs(v, -1)))
+        return rc;
+
+    const drs_tensor *x = data_tensor(v);
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_torch_interpolate_infer_shape(&a, x, &rank, shape);
+    if (s != DRS_OK)
+        return fail_lib(s);
+    if ((rc = alloc_output(v, x->dtype, rank, shape)))
+        return rc;
+    s = drs_torch_interpolate_forward(&v->y, x, &a);
+    return s == DRS_OK ? 0 : fail_lib(s);
+}
+
+/* ------------------------------------------------------------ help */
+static void print_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
+            "                        [--out PORT=FILE.npy]... [--threads N]\n"
+            "       dresample --help | --version\n"
+            "\n"
+            "Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
+            "Files are .npy (little-endian, C order; f32 f64 u8 i8 i32 i64).\n"
+            "Exit status: 0 ok, 1 error (bad value, file or argument), 2 usage error.\n"
+            "\nOPs (inputs; attributes; output), * = required:\n");
+    for (int i = 0; i < NOPS; i++) {
+        const op_def *op = &ops[i];
+        fprintf(f, "  %s\n    in:  ", op->name);
+        for (int k = 0; k < MAX_PORTS && op->in[k].name; k++) {
+            port_req r = op->in[k].req;
+            fprintf(f, "%s%s%s", k ? ", " : "", op->in[k].name,
+                    r == REQ_YES         ? "*"
+                    : r == REQ_IF_SIZES  ? "* (sizes mode)"
+                    : r == REQ_IF_SCALES ? "* (scales mode)"
+                                         : "");
+        }
+        fprintf(f, "\n    attr:");
+        for (int k = 0; op->attrs[k]; k++) {
+            int req = 0;
+            for (int r = 0; op->required[r]; r++)
+                req |= strcmp(op->required[r], op->attrs[k]) == 0;
+            fprintf(f, "%s %s%s", k ? "," : "", op->attrs[k], req ? "*" : "");
+        }
+        fprintf(f, "\n    out: %s*\n", op->out);
+    }
+}
+
+/* ------------------------------------------------------------ main */
+static int name_in(const char *name, const char *const *list, int n)
+{
+    for (int i = 0; i < n && list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Checks the parsed command line against the op's signature (usage errors). */
+static int check_signature(const invocation *v)
+{
+    const op_def *op = v->op;
+    const int nattrs = (int)(sizeof op->attrs / sizeof op->attrs[0]);
+    for (int i = 0; i < v->nattr; i++)
+        if (!name_in(v->attr[i].name, op->attrs, nattrs))
+            return fail(EXIT_USAGE, "%s has no attribute '%s'", op->name, v->attr[i].name);
+    for (int r = 0; op->required[r]; r++)
+        if (!attr_get(v, op->required[r]))
+            return fail(EXIT_USAGE, "%s: missing required attribute %s", op->name,
+                        op->required[r]);
+    for (int i = 0; i < v->nin; i++)
+        if (port_index(op, v->in[i].name) < 0)
+            return fail(EXIT_USAGE, "%s has no input port '%s'", op->name, v->in[i].name);
+    for (int i = 0; i < v->nout; i++)
+        if (strcmp(v->out[i].name, op->out) != 0)
+            return fail(EXIT_USAGE, "%s has no output port '%s' (its output is %s)", op->name,
+                        v->out[i].name, op->out);
+    if (v->nout == 0)
+        return fail(EXIT_USAGE, "%s: missing output (--out %s=FILE.npy)", op->name, op->out);
+    return 0;
+}
+
+static int cmd_run(invocation *v, int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-')
+        return fail(EXIT_USAGE, "run: missing OP (see dresample --help)");
+    for (int i = 0; i < NOPS; i++)
+        if (strcmp(argv[0], ops[i].name) == 0)
+            v->op = &ops[i];
+    if (!v->op)
+        return fail(EXIT_USAGE, "unknown op '%s' (see dresample --help)", argv[0]);
+
+    int threads = 0, rc;
+    for (int i = 1; i < argc; i += 2) { /* every option takes one argument */
+        const char *o = argv[i];
+        char *arg = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--attr") == 0)
+            rc = add_kv(v->attr, &v->nattr, o, arg, "attribute");
+        else if (strcmp(o, "--in") == 0)
+            rc = add_kv(v->in, &v->nin, o, arg, "input");
+        else if (strcmp(o, "--out") == 0)
+            rc = add_kv(v->out, &v->nout, o, arg, "output");
+        else if (strcmp(o, "--threads") == 0) {
+            int64_t n;
+            if (!arg || !parse_i64(arg, &n) || n < 1 || n > INT_MAX)
+                return fail(EXIT_USAGE, "--threads needs an integer >= 1, got '%s'",
+                            arg ? arg : "");
+            if (threads)
+                return fail(EXIT_USAGE, "--threads given twice");
+            threads = (int)n;
+            rc = 0;
+        } else if (strcmp(o, "--backward") == 0)
+            return fail(EXIT_USAGE, "--backward is not implemented yet");
+        else
+            return fail(EXIT_USAGE, "unknown option '%s' (see dresample --help)", o);
+        if (rc)
+            return rc;
+    }
+    if ((rc = check_signature(v)))
+        return rc;
+    if (threads) {
+        drs_status s = drs_set_num_threads(threads);
+        if (s != DRS_OK)
+            return fail_lib(s);
+    }
+
+    switch (v->op->family) {
+    case FAM_INTERPOLATE: rc = run_interpolate(v); break;
+    case FAM_RESIZE: rc = run_resize(v); break;
+    case FAM_TORCH: rc = run_torch(v); break;
+    }
+    if (rc)
+        return rc;
+
+    char err[512];
+    drs_status s = npy_save(v->out[0].value, &v->y, err, sizeof err);
+    if (s != DRS_OK)
+        return fail(EXIT_ERR, "output %s: %s", v->op->out, err);
+    return 0;
+}
+
+static void invocation_free(invocation *v)
+{
+    for (int i = 0; i < MAX_PORTS; i++) {
+        npy_free(&v->port[i].arr);
+        free(v->port[i].ints);
+        free(v->port[i].dbls);
+    }
+    free(v->ybuf);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fail(EXIT_USAGE, "missing command (see dresample --help)");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        print_usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("dresample %d.%d.%d\n", DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH);
+        return 0;
+    }
+    if (strcmp(cmd, "gradcheck") == 0)
+        return fail(EXIT_USAGE, "gradcheck is not implemented yet");
+    if (strcmp(cmd, "run") != 0)
+        return fail(EXIT_USAGE, "unknown command '%s' (see dresample --help)", cmd);
+    invocation *v = calloc(1, sizeof *v);
+    if (!v)
+        return fail(EXIT_ERR, "out of memory");
+    int rc = cmd_run(v, argc - 2, argv + 2);
+    invocation_free(v);
+    free(v);
+    return rc;
+}

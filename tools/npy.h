@@ -1,0 +1,38 @@
+/* npy.h — strict NumPy .npy reader/writer for the dresample CLI and tests.
+ *
+ * Reads format versions 1.0, 2.0 and 3.0; writes 1.0.  Little-endian, C order
+ * only, dtypes <f4 <f8 |u1 |i1 <i4 <i8 (the library's drs_dtype set).  Every
+ * malformed file is rejected with a one-line message naming the problem; no
+ * guessing, no silent truncation.  Data bytes are copied verbatim, so the
+ * host must be little-endian (checked at run time).
+ */
+#ifndef DRS_NPY_H
+#define DRS_NPY_H
+
+#include "dresample.h"
+
+#include <stddef.h>
+
+/* A loaded array: t views `owned` (malloc'd, freed by npy_free). */
+typedef struct npy_array {
+    drs_tensor t;
+    void *owned;
+} npy_array;
+
+/* npy_load flags. */
+#define NPY_ALLOW_SCALAR 1 /* accept shape () and return it as rank 1, shape {1} */
+
+/* Loads path into *out (zeroed first).  On error returns a non-OK status,
+ * writes a one-line message into err (no trailing newline), and *out owns
+ * nothing.  DRS_ERR_IO: unreadable or malformed file; DRS_ERR_OVERFLOW: the
+ * shape's element count or byte size overflows 64 bits; DRS_ERR_NOMEM. */
+drs_status npy_load(const char *path, int flags, npy_array *out, char *err, size_t errlen);
+
+void npy_free(npy_array *a);
+
+/* Writes t as a version-1.0 .npy file.  The bytes go to a temporary file in
+ * the same directory which is renamed over path only once complete, so a
+ * failure never leaves a partial (or any new) file at path. */
+drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t errlen);
+
+#endif
