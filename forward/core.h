@@ -68,6 +68,7 @@ typedef struct drs_axis_plan {
     int torch_clamp0;    /* torch linear: clamp negative c to 0 */
     int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
+    int param_index;     /* index of this axis in scales/sizes/roi (-1: pads-only pass) */
 } drs_axis_plan;
 
 typedef struct drs_plan {
@@ -114,6 +115,21 @@ double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param);
 void drs_table_free(drs_table *t);
 /* Source coordinate of output o (before any clamping). Exposed for tests/backward. */
 double drs_coord(const drs_axis_plan *ap, int64_t o);
+
+/* Planners (plan.c): validate everything and lower the op onto a plan. */
+drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, const drs_tensor *x,
+                                const drs_interpolate_inputs *in);
+drs_status drs_plan_resize(drs_plan *p, const drs_resize_attrs *at, const drs_tensor *x,
+                           const drs_resize_inputs *in);
+drs_status drs_plan_torch(drs_plan *p, const drs_torch_interpolate_attrs *at, const drs_tensor *x);
+
+/* One pass y[b,o,i] = sum_k W[o][k] x[b, first[o]+k, i] with the given weight
+ * array (t->wf, t->w or t->dw); ev fills extrapolated outputs. */
+void drs_pass_f32(const float *x, float *y, int64_t outer, int64_t L, int64_t inner,
+                  const drs_table *t, const float *W, float ev);
+void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t inner,
+                  const drs_table *t, const double *W, double ev);
+int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);

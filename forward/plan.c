@@ -97,6 +97,7 @@ static drs_axis_plan *add_pass(drs_plan *p, int axis)
     ap->aa_scale = 1.0;
     ap->cubic_a = -0.75;
     ap->roi_end = 1.0;
+    ap->param_index = -1;
     return ap;
 }
 
@@ -165,7 +166,7 @@ drs_interpolate_attrs drs_interpolate_attrs_default(int version)
     return a;
 }
 
-static drs_status interp_plan(drs_plan *p, const drs_interpolate_attrs *at, const drs_tensor *x,
+drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, const drs_tensor *x,
                               const drs_interpolate_inputs *in)
 {
     if (!at)
@@ -374,6 +375,7 @@ static drs_status interp_plan(drs_plan *p, const drs_interpolate_attrs *at, cons
     for (int i = 0; i < nax; i++) {
         const int d = axes[i];
         drs_axis_plan *ap = add_pass(p, d);
+        ap->param_index = i;
         ap->pad_begin = pb[d];
         ap->L = padded[d];
         ap->O = p->out_shape[d];
@@ -440,7 +442,7 @@ drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attrs, const
         shape_only.data = (void *)1;
         data = &shape_only;
     }
-    drs_status s = interp_plan(&p, attrs, data, in);
+    drs_status s = drs_plan_interpolate(&p, attrs, data, in);
     if (s)
         return s;
     *out_rank = p.rank;
@@ -454,7 +456,7 @@ drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
 {
     drs_plan p;
     drs__clear_error();
-    drs_status s = interp_plan(&p, attrs, data, in);
+    drs_status s = drs_plan_interpolate(&p, attrs, data, in);
     if (!s)
         s = drs_plan_check_output(&p, output, data);
     if (!s)
@@ -479,7 +481,7 @@ drs_resize_attrs drs_resize_attrs_default(int opset)
     return a;
 }
 
-static drs_status resize_plan(drs_plan *p, const drs_resize_attrs *at, const drs_tensor *x,
+drs_status drs_plan_resize(drs_plan *p, const drs_resize_attrs *at, const drs_tensor *x,
                               const drs_resize_inputs *in)
 {
     static char opname[5][12] = {"Resize-10", "Resize-11", "Resize-13", "Resize-18", "Resize-19"};
@@ -629,6 +631,7 @@ static drs_status resize_plan(drs_plan *p, const drs_resize_attrs *at, const drs
         const int d = axes[i];
         p->out_shape[d] = O[i];
         drs_axis_plan *ap = add_pass(p, d);
+        ap->param_index = i;
         ap->O = O[i];
         ap->scale = sc[i];
         ap->out_width = sc[i] * (double)ap->L; /* ONNX-REF's fractional width */
@@ -670,7 +673,7 @@ drs_status drs_resize_infer_shape(const drs_resize_attrs *attrs, const drs_tenso
         shape_only.data = (void *)1;
         X = &shape_only;
     }
-    drs_status s = resize_plan(&p, attrs, X, in);
+    drs_status s = drs_plan_resize(&p, attrs, X, in);
     if (s)
         return s;
     *out_rank = p.rank;
@@ -683,7 +686,7 @@ drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X, const drs_resi
 {
     drs_plan p;
     drs__clear_error();
-    drs_status s = resize_plan(&p, attrs, X, in);
+    drs_status s = drs_plan_resize(&p, attrs, X, in);
     if (!s)
         s = drs_plan_check_output(&p, Y, X);
     if (!s)
@@ -704,7 +707,7 @@ drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void)
     return a;
 }
 
-static drs_status torch_plan(drs_plan *p, const drs_torch_interpolate_attrs *at,
+drs_status drs_plan_torch(drs_plan *p, const drs_torch_interpolate_attrs *at,
                              const drs_tensor *x)
 {
     const char *op = "TorchInterpolate";
@@ -782,6 +785,7 @@ static drs_status torch_plan(drs_plan *p, const drs_torch_interpolate_attrs *at,
         const int use_sf = has_sf && at->recompute_scale_factor != 1;
         p->out_shape[d] = O;
         drs_axis_plan *ap = add_pass(p, d);
+        ap->param_index = i;
         ap->O = O;
         ap->out_width = (double)O;
         /* coordinate scale s (c = (o+.5)/s - .5); PyTorch's own scale is 1/s */
@@ -841,7 +845,7 @@ drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *
         shape_only.data = (void *)1;
         input = &shape_only;
     }
-    drs_status s = torch_plan(&p, attrs, input);
+    drs_status s = drs_plan_torch(&p, attrs, input);
     if (s)
         return s;
     *out_rank = p.rank;
@@ -854,7 +858,7 @@ drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *i
 {
     drs_plan p;
     drs__clear_error();
-    drs_status s = torch_plan(&p, attrs, input);
+    drs_status s = drs_plan_torch(&p, attrs, input);
     if (!s)
         s = drs_plan_check_output(&p, output, input);
     if (!s)

@@ -18,12 +18,11 @@
 
 #define PAR_MIN_WORK 32768
 
-#define DEFINE_PASS(NAME, A, WFIELD)                                                            \
-    static void NAME(const A *x, A *y, int64_t outer, int64_t L, int64_t inner,                \
-                     const drs_table *t, A ev)                                                 \
+#define DEFINE_PASS(NAME, A)                                                                    \
+    void NAME(const A *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,   \
+              const A *W, A ev)                                                                \
     {                                                                                          \
         const int64_t O = t->O, stride = t->stride;                                            \
-        const A *W = (const A *)t->WFIELD;                                                     \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK)") \
         for (int64_t b = 0; b < outer; b++) {                                                  \
             for (int64_t o = 0; o < O; o++) {                                                  \
@@ -49,7 +48,6 @@
                     for (int32_t k = 1; k < n; k++) {                                          \
                         const A wk = w[k];                                                     \
                         const A *xk = xr + (int64_t)k * inner;                                 \
-                        _Pragma("omp simd")                                                    \
                         for (int64_t i = 0; i < inner; i++)                                    \
                             yd[i] += wk * xk[i];                                               \
                     }                                                                          \
@@ -58,8 +56,8 @@
         }                                                                                      \
     }
 
-DEFINE_PASS(pass_f32, float, wf)
-DEFINE_PASS(pass_f64, double, w)
+DEFINE_PASS(drs_pass_f32, float)
+DEFINE_PASS(drs_pass_f64, double)
 
 drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const drs_tensor *x)
 {
@@ -90,7 +88,7 @@ drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const d
     return DRS_OK;
 }
 
-static int table_is_identity(const drs_axis_plan *ap, const drs_table *t)
+int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t)
 {
     if (ap->O != ap->in_len || t->extrap)
         return 0;
@@ -201,7 +199,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         st = drs_table_build(&p->pass[k], &tab[k], is_f32, DRS_PARAM_NONE);
         if (st)
             goto done;
-        if (!table_is_identity(&p->pass[k], &tab[k]))
+        if (!drs_table_is_identity(&p->pass[k], &tab[k]))
             active[nact++] = k;
     }
 
@@ -270,11 +268,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             const int last = a == nact - 1;
             void *dst = (last && !is_int) ? y->data : buf[a & 1];
             if (is_f32)
-                pass_f32((const float *)cur, (float *)dst, outer, shape[ap->axis], inner, t,
-                         (float)p->extrapolation_value);
+                drs_pass_f32((const float *)cur, (float *)dst, outer, shape[ap->axis], inner, t,
+                             t->wf, (float)p->extrapolation_value);
             else
-                pass_f64((const double *)cur, (double *)dst, outer, shape[ap->axis], inner, t,
-                         p->extrapolation_value);
+                drs_pass_f64((const double *)cur, (double *)dst, outer, shape[ap->axis], inner, t,
+                             t->w, p->extrapolation_value);
             shape[ap->axis] = ap->O;
             if (is_int && p->round_each_pass && !last) {
                 int64_t n = 1;

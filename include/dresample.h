@@ -235,6 +235,62 @@ drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *
 drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *input,
                                          const drs_torch_interpolate_attrs *attrs);
 
+/* ======================================================================
+ * Backward (gradients).  Floating types only (f32, f64).
+ *
+ * Every gradient output may be NULL: it is then not computed at all (no work
+ * is spent on it).  `mode` chooses between overwriting the caller's gradient
+ * buffers and accumulating (+=) into them.  All arguments are validated
+ * before anything is written, exactly like the forward calls.
+ *
+ *  - data gradient (data_delta / image_delta / X_delta / input_delta): the
+ *    exact adjoint of the implemented forward, same shape and dtype as the
+ *    data; padded cells are dropped, extrapolated outputs contribute nothing.
+ *  - scales_delta: d(loss)/d(scales[i]) with the output size held fixed
+ *    (SPEC §3), one double per scales entry.  Exactly 0 for nearest, area,
+ *    the pillow modes, OpenVINO's identity short-cut, integer-width
+ *    align_corners, and in sizes mode (the scales do not enter the forward).
+ *  - roi_delta (Resize with tf_crop_and_resize): d(loss)/d(roi[i]), one double
+ *    per roi entry; 0 for other coordinate modes.
+ * output_delta must have exactly the forward output's shape and the data's
+ * dtype.  Threads: bitwise identical for any thread count, no atomics; the
+ * data gradient is a gather through the transposed table, parallel over input
+ * rows even for a single image.
+ * ====================================================================== */
+typedef enum drs_grad_mode {
+    DRS_GRAD_OVERWRITE = 0,
+    DRS_GRAD_ACCUMULATE = 1
+} drs_grad_mode;
+
+/* Interpolate-1/4/11.  scales_delta: in->n_scales entries (scales mode; in
+ * sizes mode it is set to zeros when given). */
+drs_status drs_interpolate_backward(drs_tensor *data_delta, double *scales_delta,
+                                    const drs_tensor *output_delta, const drs_tensor *data,
+                                    const drs_interpolate_inputs *in,
+                                    const drs_interpolate_attrs *attrs, drs_grad_mode mode);
+
+/* InterpolateBackprop-4 (seed 001): attrs->version must be 4; outputs
+ * input_delta (shape of data) and scales_delta (scales mode only: requesting
+ * it in sizes mode is an error, as the seed has no such output there). */
+drs_status drs_interpolate_backprop(drs_tensor *input_delta, double *scales_delta,
+                                    const drs_tensor *data, const drs_tensor *output_delta,
+                                    const drs_interpolate_inputs *in,
+                                    const drs_interpolate_attrs *attrs, drs_grad_mode mode);
+
+/* ONNX Resize.  scales_delta needs the scales input (in->n_scales entries);
+ * roi_delta needs the roi input (in->n_roi entries). */
+drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double *roi_delta,
+                               const drs_tensor *Y_delta, const drs_tensor *X,
+                               const drs_resize_inputs *in, const drs_resize_attrs *attrs,
+                               drs_grad_mode mode);
+
+/* PyTorch preset: the input gradient of F.interpolate. */
+drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
+                                          const drs_tensor *output_delta,
+                                          const drs_tensor *input,
+                                          const drs_torch_interpolate_attrs *attrs,
+                                          drs_grad_mode mode);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,682 @@
+/* test_backward.c — the backward of every Interpolate/Resize/TorchInterpolate
+ * mode, checked against independent references:
+ *  - float64 adjoint identity <F x, dy> = <x, F^T dy> (relative 1e-12) over
+ *    mode x coordinate mode x nearest mode x antialias x exclude_outside x pads
+ *    x axes pattern x sizes/scales, for every op version;
+ *  - scales_delta and roi_delta against float64 central finite differences of
+ *    the forward with the output size held fixed (points away from kinks);
+ *  - exact zeros where SPEC §3 says so; accumulate = overwrite + prior value;
+ *  - 1/2/4-thread bit equality; every backward rejection rule with canaries.
+ * Set DRS_TEST_VERBOSE=1 to list every case. */
+#include <dresample.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail = 0, g_adj = 0, g_fd = 0, g_zero = 0, g_err = 0, g_thr = 0;
+static int g_verbose = 0;
+
+static unsigned g_seed = 1;
+static double urand(void)
+{
+    g_seed = g_seed * 1664525u + 1013904223u;
+    return (double)(g_seed >> 8) / 16777216.0 * 2.0 - 1.0;
+}
+
+static int64_t numel(int r, const int64_t *s)
+{
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= s[i];
+    return n;
+}
+
+static double dot(const double *a, const double *b, int64_t n)
+{
+    long double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += (long double)a[i] * b[i];
+    return (double)s;
+}
+
+static double absdot(const double *a, const double *b, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += fabs(a[i] * b[i]);
+    return s;
+}
+
+/* A generic op: forward/backward closures over one of the three families. */
+typedef struct {
+    int family; /* 0 interpolate, 1 resize, 2 torch */
+    drs_interpolate_attrs ia;
+    drs_interpolate_inputs ii;
+    drs_resize_attrs ra;
+    drs_resize_inputs ri;
+    drs_torch_interpolate_attrs ta;
+    double scales[8], roi[16];
+    int64_t sizes[8], axes[8];
+    int rank;
+    int64_t shape[8];
+    char name[200];
+} opcase;
+
+static void fix_ptrs(opcase *c)
+{
+    if (c->ii.scales)
+        c->ii.scales = c->scales;
+    if (c->ii.sizes)
+        c->ii.sizes = c->sizes;
+    if (c->ii.axes)
+        c->ii.axes = c->axes;
+    if (c->ri.scales)
+        c->ri.scales = c->scales;
+    if (c->ri.sizes)
+        c->ri.sizes = c->sizes;
+    if (c->ri.roi)
+        c->ri.roi = c->roi;
+}
+
+static drs_status op_shape(opcase *c, int *r, int64_t *os)
+{
+    fix_ptrs(c);
+    drs_tensor x = {DRS_F64, c->rank, {0}, (void *)1};
+    memcpy(x.shape, c->shape, sizeof c->shape);
+    if (c->family == 0)
+        return drs_interpolate_infer_shape(&c->ia, &x, &c->ii, r, os);
+    if (c->family == 1)
+        return drs_resize_infer_shape(&c->ra, &x, &c->ri, r, os);
+    return drs_torch_interpolate_infer_shape(&c->ta, &x, r, os);
+}
+
+static drs_status op_fwd(opcase *c, drs_tensor *y, const drs_tensor *x)
+{
+    fix_ptrs(c);
+    if (c->family == 0)
+        return drs_interpolate_forward(y, x, &c->ii, &c->ia);
+    if (c->family == 1)
+        return drs_resize_forward(y, x, &c->ri, &c->ra);
+    return drs_torch_interpolate_forward(y, x, &c->ta);
+}
+
+static drs_status op_bwd(opcase *c, drs_tensor *dx, double *dscales, double *droi,
+                         const drs_tensor *dy, const drs_tensor *x, drs_grad_mode m)
+{
+    fix_ptrs(c);
+    if (c->family == 0)
+        return drs_interpolate_backward(dx, dscales, dy, x, &c->ii, &c->ia, m);
+    if (c->family == 1)
+        return drs_resize_backward(dx, dscales, droi, dy, x, &c->ri, &c->ra, m);
+    return drs_torch_interpolate_backward(dx, dy, x, &c->ta, m);
+}
+
+/* ------------------------------------------------------------ adjoint */
+static void adjoint(opcase *c)
+{
+    int r;
+    int64_t os[8];
+    if (op_shape(c, &r, os)) {
+        printf("FAIL %s: shape: %s\n", c->name, drs_last_error());
+        g_fail++;
+        return;
+    }
+    const int64_t nx = numel(c->rank, c->shape), ny = numel(r, os);
+    double *x = malloc(sizeof(double) * (size_t)(nx + 1)), *y = malloc(sizeof(double) * (size_t)(ny + 1));
+    double *dy = malloc(sizeof(double) * (size_t)(ny + 1)), *dx = malloc(sizeof(double) * (size_t)(nx + 1));
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = urand();
+    drs_tensor X = {DRS_F64, c->rank, {0}, x}, Y = {DRS_F64, r, {0}, y};
+    drs_tensor DX = {DRS_F64, c->rank, {0}, dx}, DY = {DRS_F64, r, {0}, dy};
+    memcpy(X.shape, c->shape, sizeof X.shape);
+    memcpy(DX.shape, c->shape, sizeof X.shape);
+    memcpy(Y.shape, os, sizeof Y.shape);
+    memcpy(DY.shape, os, sizeof Y.shape);
+    g_adj++;
+    if (op_fwd(c, &Y, &X) || op_bwd(c, &DX, NULL, NULL, &DY, &X, DRS_GRAD_OVERWRITE)) {
+        printf("FAIL %s: %s\n", c->name, drs_last_error());
+        g_fail++;
+    } else {
+        const double a = dot(y, dy, ny), b = dot(x, dx, nx);
+        const double scale = absdot(y, dy, ny) + absdot(x, dx, nx) + 1e-300;
+        if (!(fabs(a - b) <= 1e-12 * scale)) {
+            printf("FAIL adjoint %s: <Fx,dy>=%.17g <x,FTdy>=%.17g\n", c->name, a, b);
+            g_fail++;
+        } else if (g_verbose) {
+            printf("ok adjoint %s (rel %.2g)\n", c->name, fabs(a - b) / scale);
+        }
+    }
+    free(x);
+    free(y);
+    free(dy);
+    free(dx);
+}
+
+/* -------------------------------------------------- finite differences */
+/* loss(θ) = <dy, F_θ x> with O fixed; θ = scales[i] (param 0) or roi[i] (1). */
+static int loss_at(opcase *c, int param, int i, double v, const double *x, const double *dy,
+                   const int64_t *os, double *out)
+{
+    opcase d = *c;
+    if (param == 0)
+        d.scales[i] = v;
+    else
+        d.roi[i] = v;
+    int r;
+    int64_t os2[8];
+    if (op_shape(&d, &r, os2) || memcmp(os, os2, sizeof(int64_t) * (size_t)r) != 0)
+        return 1; /* the output size moved: not a valid FD point */
+    const int64_t nx = numel(c->rank, c->shape), ny = numel(r, os);
+    double *y = malloc(sizeof(double) * (size_t)(ny + 1));
+    drs_tensor X = {DRS_F64, c->rank, {0}, (void *)x}, Y = {DRS_F64, r, {0}, y};
+    memcpy(X.shape, c->shape, sizeof X.shape);
+    memcpy(Y.shape, os, sizeof Y.shape);
+    (void)nx;
+    int bad = op_fwd(&d, &Y, &X) != DRS_OK;
+    *out = dot(y, dy, ny);
+    free(y);
+    return bad;
+}
+
+static void fd_check(opcase *c, int param, int expect_zero)
+{
+    int r;
+    int64_t os[8];
+    if (op_shape(c, &r, os)) {
+        printf("FAIL %s: shape: %s\n", c->name, drs_last_error());
+        g_fail++;
+        return;
+    }
+    const int64_t nx = numel(c->rank, c->shape), ny = numel(r, os);
+    double *x = malloc(sizeof(double) * (size_t)(nx + 1)), *dy = malloc(sizeof(double) * (size_t)(ny + 1));
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = urand();
+    drs_tensor X = {DRS_F64, c->rank, {0}, x}, DY = {DRS_F64, r, {0}, dy};
+    memcpy(X.shape, c->shape, sizeof X.shape);
+    memcpy(DY.shape, os, sizeof DY.shape);
+    const int n = param == 0 ? (c->family == 0 ? c->ii.n_scales : c->ri.n_scales) : c->ri.n_roi;
+    double g[16];
+    for (int i = 0; i < 16; i++)
+        g[i] = 12345.0;
+    drs_status s = op_bwd(c, NULL, param == 0 ? g : NULL, param == 1 ? g : NULL, &DY, &X,
+                          DRS_GRAD_OVERWRITE);
+    if (s) {
+        printf("FAIL %s: %s\n", c->name, drs_last_error());
+        g_fail++;
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        if (expect_zero) {
+            g_zero++;
+            if (g[i] != 0.0) {
+                printf("FAIL %s: d/d%s[%d] = %.3g, want exactly 0\n", c->name,
+                       param ? "roi" : "scales", i, g[i]);
+                g_fail++;
+            }
+            continue;
+        }
+        const double v = param == 0 ? c->scales[i] : c->roi[i];
+        const double h = 1e-6 * (fabs(v) > 0.1 ? fabs(v) : 0.1);
+        double lp, lm;
+        if (loss_at(c, param, i, v + h, x, dy, os, &lp) ||
+            loss_at(c, param, i, v - h, x, dy, os, &lm)) {
+            if (g_verbose)
+                printf("skip %s [%d]: output size changes within h\n", c->name, i);
+            continue;
+        }
+        const double fd = (lp - lm) / (2 * h);
+        const double tol = 1e-6 * (fabs(fd) + fabs(g[i])) + 1e-8 * absdot(dy, dy, ny);
+        g_fd++;
+        if (!(fabs(fd - g[i]) <= tol)) {
+            printf("FAIL FD %s: d/d%s[%d] analytic %.12g fd %.12g\n", c->name,
+                   param ? "roi" : "scales", i, g[i], fd);
+            g_fail++;
+        } else if (g_verbose) {
+            printf("ok FD %s [%d]: %.9g vs %.9g\n", c->name, i, g[i], fd);
+        }
+    }
+out:
+    free(x);
+    free(dy);
+}
+
+/* ------------------------------------------------------- case makers */
+static opcase resize_case(int opset, drs_interp_mode m, drs_coord_mode cm, int aa, int excl,
+                          int axes_pat, int use_sizes, drs_nearest_mode nm)
+{
+    opcase c;
+    memset(&c, 0, sizeof c);
+    c.family = 1;
+    c.rank = 4;
+    const int64_t shp[4] = {2, 3, 6, 7};
+    memcpy(c.shape, shp, sizeof shp);
+    c.ra = drs_resize_attrs_default(opset);
+    c.ra.mode = m;
+    c.ra.coordinate_transformation_mode = cm;
+    c.ra.antialias = aa;
+    c.ra.exclude_outside = excl;
+    c.ra.nearest_mode = nm;
+    c.ra.extrapolation_value = 0.25;
+    c.ra.cubic_coeff_a = aa ? -0.5 : -0.75;
+    /* scales chosen away from kinks: c(o) never lands on an integer */
+    const double sc4[4] = {1, 1, 1.6180339887, 0.5772156649};
+    int nax;
+    switch (axes_pat) {
+    case 0: nax = 4; for (int i = 0; i < 4; i++) { c.axes[i] = i; c.scales[i] = sc4[i]; } break;
+    case 1: nax = 2; c.axes[0] = 2; c.axes[1] = 3; c.scales[0] = sc4[2]; c.scales[1] = sc4[3]; break;
+    case 2: nax = 2; c.axes[0] = 3; c.axes[1] = 2; c.scales[0] = sc4[3]; c.scales[1] = sc4[2]; break;
+    default: nax = 2; c.axes[0] = 1; c.axes[1] = -1; c.scales[0] = 1.37; c.scales[1] = 0.77; break;
+    }
+    if (axes_pat != 0) {
+        c.ra.n_axes = nax;
+        for (int i = 0; i < nax; i++)
+            c.ra.axes[i] = c.axes[i];
+    }
+    for (int i = 0; i < nax; i++) {
+        int64_t d = c.axes[i] < 0 ? c.axes[i] + 4 : c.axes[i];
+        c.sizes[i] = (int64_t)floor(c.scales[i] * (double)shp[d]);
+        /* starts/ends chosen so that no c(o) = b(L-1) + ... lands on an integer */
+        c.roi[i] = 0.1 + 0.0537 * i;
+        c.roi[nax + i] = 0.83 - 0.0311 * i;
+    }
+    if (use_sizes)
+        c.ri = (drs_resize_inputs){NULL, 0, NULL, 0, c.sizes, nax};
+    else
+        c.ri = (drs_resize_inputs){NULL, 0, c.scales, nax, NULL, 0};
+    if (cm == DRS_COORD_TF_CROP_AND_RESIZE) {
+        c.ri.roi = c.roi;
+        c.ri.n_roi = 2 * nax;
+    }
+    snprintf(c.name, sizeof c.name, "Resize-%d %s %s nm=%s aa=%d excl=%d axes#%d %s", opset,
+             drs_interp_mode_str(m), drs_coord_mode_str(cm), drs_nearest_mode_str(nm), aa, excl,
+             axes_pat, use_sizes ? "sizes" : "scales");
+    return c;
+}
+
+static opcase interp_case(int version, drs_interp_mode m, drs_coord_mode cm, drs_nearest_mode nm,
+                          int aa, int pads, int axes_pat, int use_scales)
+{
+    opcase c;
+    memset(&c, 0, sizeof c);
+    c.family = 0;
+    c.rank = 4;
+    const int64_t shp[4] = {2, 3, 6, 7};
+    memcpy(c.shape, shp, sizeof shp);
+    c.ia = drs_interpolate_attrs_default(version);
+    c.ia.mode = m;
+    c.ia.coordinate_transformation_mode = cm;
+    c.ia.nearest_mode = nm;
+    c.ia.antialias = aa;
+    c.ia.shape_calculation_mode = use_scales ? DRS_SHAPE_SCALES : DRS_SHAPE_SIZES;
+    if (m == DRS_MODE_BICUBIC_PILLOW)
+        c.ia.cube_coeff = -0.5;
+    if (pads) {
+        c.ia.n_pads_begin = 4;
+        c.ia.n_pads_end = 4;
+        c.ia.pads_begin[2] = 1;
+        c.ia.pads_end[3] = 2;
+        if (version != 1) {
+            c.ia.pads_begin[1] = 1; /* a padded axis that is not resized */
+        }
+    }
+    int64_t padded[4];
+    for (int i = 0; i < 4; i++)
+        padded[i] = shp[i] + c.ia.pads_begin[i] + c.ia.pads_end[i];
+    int nax = 2;
+    switch (axes_pat) {
+    case 0: c.axes[0] = 2; c.axes[1] = 3; break;
+    case 1: c.axes[0] = 3; c.axes[1] = 2; break;
+    default: c.axes[0] = 1; c.axes[1] = 3; break;
+    }
+    const double scv[4] = {0, 1.37, 1.6180339887, 0.6772156649};
+    for (int i = 0; i < nax; i++) {
+        c.scales[i] = scv[c.axes[i]];
+        c.sizes[i] = (int64_t)((float)padded[c.axes[i]] * ((float)c.scales[i] + 1e-6f));
+    }
+    c.ii = (drs_interpolate_inputs){c.sizes, nax, c.scales, nax, c.axes, nax};
+    snprintf(c.name, sizeof c.name, "Interpolate-%d %s %s nm=%s aa=%d pads=%d axes#%d %s", version,
+             drs_interp_mode_str(m), drs_coord_mode_str(cm), drs_nearest_mode_str(nm), aa, pads,
+             axes_pat, use_scales ? "scales" : "sizes");
+    return c;
+}
+
+static int linear_onnx_axes_ok(const opcase *c)
+{
+    return c->ii.axes[0] == 2 && c->ii.axes[1] == 3; /* spatial in order (rank 4) */
+}
+
+/* -------------------------------------------------------------- sweeps */
+static void sweep_resize(void)
+{
+    const drs_coord_mode cms[7] = {DRS_COORD_HALF_PIXEL,         DRS_COORD_PYTORCH_HALF_PIXEL,
+                                   DRS_COORD_ASYMMETRIC,         DRS_COORD_TF_HALF_PIXEL_FOR_NN,
+                                   DRS_COORD_ALIGN_CORNERS,      DRS_COORD_TF_CROP_AND_RESIZE,
+                                   DRS_COORD_HALF_PIXEL_SYMMETRIC};
+    const drs_interp_mode modes[3] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    for (int ci = 0; ci < 7; ci++)
+        for (int mi = 0; mi < 3; mi++)
+            for (int aa = 0; aa < 2; aa++)
+                for (int ex = 0; ex < 2; ex++)
+                    for (int ap = 0; ap < 4; ap++)
+                        for (int sz = 0; sz < 2; sz++)
+                            for (int nmi = 0; nmi < (modes[mi] == DRS_MODE_NEAREST ? 4 : 1); nmi++) {
+                                if (modes[mi] == DRS_MODE_NEAREST && (aa || ex))
+                                    continue;
+                                const int opset = cms[ci] == DRS_COORD_TF_HALF_PIXEL_FOR_NN ? 11 : 19;
+                                if (opset == 11 && (aa || ap))
+                                    continue;
+                                opcase c = resize_case(opset, modes[mi], cms[ci], aa, ex, ap, sz,
+                                                       (drs_nearest_mode)nmi);
+                                adjoint(&c);
+                                if (sz)
+                                    continue;
+                                /* scales gradient: zero for nearest, else finite differences */
+                                fd_check(&c, 0, modes[mi] == DRS_MODE_NEAREST);
+                                if (cms[ci] == DRS_COORD_TF_CROP_AND_RESIZE)
+                                    fd_check(&c, 1, modes[mi] == DRS_MODE_NEAREST);
+                            }
+}
+
+static void sweep_interpolate(void)
+{
+    const drs_coord_mode cms[5] = {DRS_COORD_HALF_PIXEL, DRS_COORD_PYTORCH_HALF_PIXEL,
+                                   DRS_COORD_ASYMMETRIC, DRS_COORD_TF_HALF_PIXEL_FOR_NN,
+                                   DRS_COORD_ALIGN_CORNERS};
+    const drs_interp_mode modes[6] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_LINEAR_ONNX,
+                                      DRS_MODE_CUBIC, DRS_MODE_BILINEAR_PILLOW,
+                                      DRS_MODE_BICUBIC_PILLOW};
+    for (int ci = 0; ci < 5; ci++)
+        for (int mi = 0; mi < 6; mi++)
+            for (int nmi = 0; nmi < (modes[mi] == DRS_MODE_NEAREST ? 5 : 1); nmi++)
+                for (int aa = 0; aa < (modes[mi] == DRS_MODE_LINEAR ? 2 : 1); aa++)
+                    for (int pads = 0; pads < 2; pads++)
+                        for (int ap = 0; ap < 3; ap++)
+                            for (int us = 0; us < 2; us++) {
+                                const int pillow = modes[mi] >= DRS_MODE_BILINEAR_PILLOW;
+                                const int version = pillow ? 11 : 4;
+                                opcase c = interp_case(version, modes[mi], cms[ci],
+                                                       (drs_nearest_mode)nmi, aa, pads, ap, us);
+                                if (modes[mi] == DRS_MODE_LINEAR_ONNX && !linear_onnx_axes_ok(&c))
+                                    continue;
+                                if (modes[mi] == DRS_MODE_LINEAR_ONNX && pads)
+                                    c.ia.pads_begin[1] = 0; /* keep N/C unresized */
+                                adjoint(&c);
+                                if (!us)
+                                    continue;
+                                /* align_corners (integer O) has no coordinate term; with
+                                 * antialias the kernel-width term min(s,1) remains */
+                                const int zero = modes[mi] == DRS_MODE_NEAREST || pillow ||
+                                                 (cms[ci] == DRS_COORD_ALIGN_CORNERS && !aa);
+                                fd_check(&c, 0, zero);
+                            }
+    /* Interpolate-1: every mode x align_corners x pads x axis pattern */
+    const drs_interp_mode m1[4] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC, DRS_MODE_AREA};
+    for (int mi = 0; mi < 4; mi++)
+        for (int al = 0; al < 2; al++)
+            for (int pads = 0; pads < 2; pads++)
+                for (int ap = 0; ap < 3; ap++) {
+                    opcase c = interp_case(1, m1[mi], DRS_COORD_HALF_PIXEL,
+                                           DRS_NEAREST_ROUND_PREFER_FLOOR, 0, 0, ap, 0);
+                    c.ia.align_corners = al;
+                    if (pads) { /* v1: pads only on axes */
+                        c.ia.n_pads_begin = 4;
+                        c.ia.pads_begin[c.axes[0]] = 1;
+                    }
+                    adjoint(&c);
+                }
+    /* OpenVINO identity short-cut: scales_delta exactly 0 (L=7, s=1.1 -> O=7) */
+    opcase c = interp_case(4, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, 0, 0, 0, 0, 1);
+    c.scales[1] = 1.1;
+    fd_check(&c, 0, 0); /* axis 2 has a real gradient; axis 3 ... */
+    double g[2];
+    int r;
+    int64_t os[8];
+    op_shape(&c, &r, os);
+    const int64_t nx = numel(4, c.shape), ny = numel(r, os);
+    double *x = calloc((size_t)nx, sizeof *x), *dy = calloc((size_t)ny, sizeof *dy);
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = urand();
+    drs_tensor X = {DRS_F64, 4, {0}, x}, DY = {DRS_F64, r, {0}, dy};
+    memcpy(X.shape, c.shape, sizeof X.shape);
+    memcpy(DY.shape, os, sizeof DY.shape);
+    g_zero++;
+    if (op_bwd(&c, NULL, g, NULL, &DY, &X, DRS_GRAD_OVERWRITE) || g[1] != 0.0 || g[0] == 0.0) {
+        printf("FAIL short-cut: g = %g %g (%s)\n", g[0], g[1], drs_last_error());
+        g_fail++;
+    }
+    free(x);
+    free(dy);
+}
+
+static void sweep_torch(void)
+{
+    const drs_torch_mode modes[7] = {DRS_TORCH_NEAREST, DRS_TORCH_NEAREST_EXACT, DRS_TORCH_LINEAR,
+                                     DRS_TORCH_BILINEAR, DRS_TORCH_BICUBIC, DRS_TORCH_TRILINEAR,
+                                     DRS_TORCH_AREA};
+    for (int mi = 0; mi < 7; mi++)
+        for (int al = -1; al < 2; al++)
+            for (int aa = 0; aa < 2; aa++)
+                for (int sf = 0; sf < 2; sf++) {
+                    const drs_torch_mode m = modes[mi];
+                    const int interp = m >= DRS_TORCH_LINEAR && m <= DRS_TORCH_TRILINEAR;
+                    if ((!interp && al != -1) || (aa && !(m == DRS_TORCH_BILINEAR || m == DRS_TORCH_BICUBIC)))
+                        continue;
+                    opcase c;
+                    memset(&c, 0, sizeof c);
+                    c.family = 2;
+                    c.rank = m == DRS_TORCH_LINEAR ? 3 : m == DRS_TORCH_TRILINEAR ? 5 : 4;
+                    const int64_t shp[5] = {2, 3, 7, 6, 5};
+                    memcpy(c.shape, shp, sizeof shp);
+                    c.ta = drs_torch_interpolate_attrs_default();
+                    c.ta.mode = m;
+                    c.ta.align_corners = al;
+                    c.ta.antialias = aa;
+                    if (sf) {
+                        c.ta.n_scale_factor = 1;
+                        c.ta.scale_factor[0] = 0.61;
+                    } else {
+                        c.ta.n_size = c.rank - 2;
+                        for (int i = 0; i < 3; i++)
+                            c.ta.size[i] = 11 - 3 * i;
+                    }
+                    snprintf(c.name, sizeof c.name, "Torch mode=%d align=%d aa=%d sf=%d", (int)m, al,
+                             aa, sf);
+                    adjoint(&c);
+                }
+}
+
+/* ------------------------------------------------- errors and threads */
+static void errors_and_modes(void)
+{
+    opcase c = resize_case(19, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, 0, 0, 0, 0, 0);
+    int r;
+    int64_t os[8];
+    op_shape(&c, &r, os);
+    const int64_t nx = numel(4, c.shape), ny = numel(r, os);
+    double *x = malloc(sizeof(double) * (size_t)nx), *dy = malloc(sizeof(double) * (size_t)ny);
+    double *dx = malloc(sizeof(double) * (size_t)nx), *dx2 = malloc(sizeof(double) * (size_t)nx);
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = urand();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = urand();
+    drs_tensor X = {DRS_F64, 4, {0}, x}, DY = {DRS_F64, r, {0}, dy}, DX = {DRS_F64, 4, {0}, dx};
+    memcpy(X.shape, c.shape, sizeof X.shape);
+    memcpy(DX.shape, c.shape, sizeof X.shape);
+    memcpy(DY.shape, os, sizeof DY.shape);
+
+    /* accumulate == prior + overwrite, bit for bit */
+    for (int64_t i = 0; i < nx; i++)
+        dx[i] = 0.5 * (double)i;
+    double sd[4] = {1, 2, 3, 4}, sd2[4];
+    op_bwd(&c, &DX, sd, NULL, &DY, &X, DRS_GRAD_ACCUMULATE);
+    DX.data = dx2;
+    op_bwd(&c, &DX, sd2, NULL, &DY, &X, DRS_GRAD_OVERWRITE);
+    int bad = 0;
+    for (int64_t i = 0; i < nx; i++)
+        bad |= dx[i] != 0.5 * (double)i + dx2[i];
+    for (int i = 0; i < 4; i++)
+        bad |= sd[i] != (double)(i + 1) + sd2[i];
+    g_err++;
+    if (bad) {
+        printf("FAIL accumulate != prior + overwrite\n");
+        g_fail++;
+    }
+
+    /* threads: 1/2/4 identical (data and scales gradients), on a larger case */
+    {
+        opcase t = resize_case(19, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, 1, 0, 1, 0, 0);
+        t.shape[0] = 1;
+        t.shape[1] = 1;
+        t.shape[2] = 300;
+        t.shape[3] = 280; /* a single image: N*C = 1 must still be parallel and exact */
+        op_shape(&t, &r, os);
+        const int64_t tnx = numel(4, t.shape), tny = numel(r, os);
+        double *tx = malloc(sizeof(double) * (size_t)tnx), *tdy = malloc(sizeof(double) * (size_t)tny);
+        double *ref = malloc(sizeof(double) * (size_t)tnx), *cur = malloc(sizeof(double) * (size_t)tnx);
+        for (int64_t i = 0; i < tnx; i++)
+            tx[i] = urand();
+        for (int64_t i = 0; i < tny; i++)
+            tdy[i] = urand();
+        drs_tensor TX = {DRS_F64, 4, {0}, tx}, TDY = {DRS_F64, r, {0}, tdy}, TDX = {DRS_F64, 4, {0}, ref};
+        memcpy(TX.shape, t.shape, sizeof TX.shape);
+        memcpy(TDX.shape, t.shape, sizeof TX.shape);
+        memcpy(TDY.shape, os, sizeof TDY.shape);
+        double s1[2], s2[2];
+        drs_set_num_threads(1);
+        op_bwd(&t, &TDX, s1, NULL, &TDY, &TX, DRS_GRAD_OVERWRITE);
+        const int th[2] = {2, 4};
+        for (int k = 0; k < 2; k++) {
+            drs_set_num_threads(th[k]);
+            TDX.data = cur;
+            op_bwd(&t, &TDX, s2, NULL, &TDY, &TX, DRS_GRAD_OVERWRITE);
+            g_thr++;
+            if (memcmp(ref, cur, sizeof(double) * (size_t)tnx) || memcmp(s1, s2, sizeof s1)) {
+                printf("FAIL backward with %d threads differs from 1 thread\n", th[k]);
+                g_fail++;
+            }
+        }
+        drs_set_num_threads(2);
+        free(tx);
+        free(tdy);
+        free(ref);
+        free(cur);
+    }
+
+    /* rejection rules: status, message, canaries untouched */
+    DX.data = dx;
+    memset(dx, 0xA5, sizeof(double) * (size_t)nx);
+    unsigned char canary[sizeof(double) * 4];
+    memset(sd, 0xA5, sizeof sd);
+    memcpy(canary, sd, sizeof sd);
+    unsigned char *cx = malloc(sizeof(double) * (size_t)nx);
+    memcpy(cx, dx, sizeof(double) * (size_t)nx);
+    struct {
+        const char *name, *m1, *m2;
+        drs_status want;
+        int what;
+    } E[] = {
+        {"output_delta shape", "Y_delta shape[3]", "99", DRS_ERR_SHAPE, 0},
+        {"output_delta rank", "Y_delta rank", "3", DRS_ERR_SHAPE, 1},
+        {"output_delta dtype", "Y_delta dtype", "f32", DRS_ERR_INVALID_ARGUMENT, 2},
+        {"X_delta shape", "X_delta shape[0]", "5", DRS_ERR_SHAPE, 3},
+        {"integer data", "f32 or f64", "i32", DRS_ERR_UNSUPPORTED, 4},
+        {"roi_delta without roi", "roi_delta", "no roi", DRS_ERR_INVALID_ARGUMENT, 5},
+        {"bad grad mode", "grad mode", "7", DRS_ERR_INVALID_ARGUMENT, 6},
+        {"X_delta aliases Y_delta", "overlaps", NULL, DRS_ERR_INVALID_ARGUMENT, 7},
+    };
+    for (size_t k = 0; k < sizeof E / sizeof E[0]; k++) {
+        drs_tensor dy2 = DY, dx3 = DX, x3 = X;
+        double roi_d[8];
+        double *roi_p = NULL;
+        drs_grad_mode gm = DRS_GRAD_OVERWRITE;
+        switch (E[k].what) {
+        case 0: dy2.shape[3] = 99; break;
+        case 1: dy2.rank = 3; break;
+        case 2: dy2.dtype = DRS_F32; break;
+        case 3: dx3.shape[0] = 5; break;
+        case 4: x3.dtype = DRS_I32; dy2.dtype = DRS_I32; dx3.dtype = DRS_I32; break;
+        case 5: roi_p = roi_d; break;
+        case 6: gm = (drs_grad_mode)7; break;
+        case 7: dx3.data = dy; dx3.shape[2] = 1; dx3.shape[3] = 1; dx3.shape[0] = 1; break;
+        }
+        if (E[k].what == 7) { /* shape mismatch would fire first: use a same-shape view */
+            dx3 = DX;
+            dx3.data = dy;
+        }
+        drs_status s = op_bwd(&c, &dx3, sd, roi_p, &dy2, &x3, gm);
+        g_err++;
+        const int msg_ok = strstr(drs_last_error(), E[k].m1) &&
+                           (!E[k].m2 || strstr(drs_last_error(), E[k].m2));
+        if (s != E[k].want || !msg_ok || memcmp(cx, dx, sizeof(double) * (size_t)nx) ||
+            memcmp(canary, sd, sizeof sd)) {
+            printf("FAIL backward error '%s': status %d msg '%s'\n", E[k].name, (int)s,
+                   drs_last_error());
+            g_fail++;
+        }
+    }
+    /* InterpolateBackprop-4: scales_delta only in scales mode; version must be 4 */
+    opcase b = interp_case(4, DRS_MODE_LINEAR, DRS_COORD_HALF_PIXEL, 0, 0, 0, 0, 0);
+    fix_ptrs(&b);
+    drs_status s = drs_interpolate_backprop(NULL, sd, &X, &DY, &b.ii, &b.ia, DRS_GRAD_OVERWRITE);
+    g_err++;
+    if (s != DRS_ERR_INVALID_ARGUMENT || !strstr(drs_last_error(), "scales mode") ||
+        memcmp(canary, sd, sizeof sd)) {
+        printf("FAIL backprop-4 sizes-mode scales_delta: %d %s\n", (int)s, drs_last_error());
+        g_fail++;
+    }
+    b.ia.version = 11;
+    s = drs_interpolate_backprop(NULL, NULL, &X, &DY, &b.ii, &b.ia, DRS_GRAD_OVERWRITE);
+    g_err++;
+    if (s != DRS_ERR_INVALID_ARGUMENT || !strstr(drs_last_error(), "version must be 4")) {
+        printf("FAIL backprop-4 version: %d %s\n", (int)s, drs_last_error());
+        g_fail++;
+    }
+    /* output_delta of another shape than the forward output is rejected, naming input_delta */
+    b.ia.version = 4;
+    op_shape(&b, &r, os);
+    drs_tensor bdy = {DRS_F64, 4, {os[0], os[1], os[2], os[3] + 1}, dy};
+    drs_tensor bdx = {DRS_F64, 4, {0}, dx};
+    memcpy(bdx.shape, b.shape, sizeof bdx.shape);
+    bdx.shape[1] = 1;
+    s = drs_interpolate_backprop(&bdx, NULL, &X, &bdy, &b.ii, &b.ia, DRS_GRAD_OVERWRITE);
+    g_err++;
+    if (s != DRS_ERR_SHAPE || !strstr(drs_last_error(), "output_delta shape[3]") ||
+        memcmp(cx, dx, sizeof(double) * (size_t)nx)) {
+        printf("FAIL backprop-4 output_delta shape: %d %s\n", (int)s, drs_last_error());
+        g_fail++;
+    }
+    bdy.shape[3] = os[3];
+    s = drs_interpolate_backprop(&bdx, NULL, &X, &bdy, &b.ii, &b.ia, DRS_GRAD_OVERWRITE);
+    g_err++;
+    if (s != DRS_ERR_SHAPE || !strstr(drs_last_error(), "input_delta shape[1]")) {
+        printf("FAIL backprop-4 input_delta shape: %d %s\n", (int)s, drs_last_error());
+        g_fail++;
+    }
+    free(cx);
+    free(x);
+    free(dy);
+    free(dx);
+    free(dx2);
+}
+
+int main(void)
+{
+    g_verbose = getenv("DRS_TEST_VERBOSE") != NULL;
+    drs_set_num_threads(2);
+    sweep_resize();
+    sweep_interpolate();
+    sweep_torch();
+    errors_and_modes();
+    printf("test_backward: %d adjoint cases, %d finite-difference checks (scales/roi), "
+           "%d exact-zero checks, %d error/mode checks, %d thread checks; %d failed\n",
+           g_adj, g_fd, g_zero, g_err, g_thr, g_fail);
+    return g_fail ? 1 : 0;
+}
