@@ -463,7 +463,7 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
     if (s)
         return s;
     if ((s = check_mode(p.op, mode)) ||
-        (s = check_grad_tensors(&p, X_delta, Y_delta, X, "X_delta", "Y_delta")))
+        (s = check_grad_tensors(&p, X_delta, Y_delta, X, "X_delta", "output_delta")))
         return s;
     const int have_scales = in->scales && in->n_scales > 0;
     const int have_roi = in->roi && in->n_roi > 0;

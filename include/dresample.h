@@ -280,7 +280,7 @@ drs_status drs_interpolate_backprop(drs_tensor *input_delta, double *scales_delt
 /* ONNX Resize.  scales_delta needs the scales input (in->n_scales entries);
  * roi_delta needs the roi input (in->n_roi entries). */
 drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double *roi_delta,
-                               const drs_tensor *Y_delta, const drs_tensor *X,
+                               const drs_tensor *output_delta, const drs_tensor *X,
                                const drs_resize_inputs *in, const drs_resize_attrs *attrs,
                                drs_grad_mode mode);
 

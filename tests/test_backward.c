@@ -583,9 +583,9 @@ static void errors_and_modes(void)
         drs_status want;
         int what;
     } E[] = {
-        {"output_delta shape", "Y_delta shape[3]", "99", DRS_ERR_SHAPE, 0},
-        {"output_delta rank", "Y_delta rank", "3", DRS_ERR_SHAPE, 1},
-        {"output_delta dtype", "Y_delta dtype", "f32", DRS_ERR_INVALID_ARGUMENT, 2},
+        {"output_delta shape", "output_delta shape[3]", "99", DRS_ERR_SHAPE, 0},
+        {"output_delta rank", "output_delta rank", "3", DRS_ERR_SHAPE, 1},
+        {"output_delta dtype", "output_delta dtype", "f32", DRS_ERR_INVALID_ARGUMENT, 2},
         {"X_delta shape", "X_delta shape[0]", "5", DRS_ERR_SHAPE, 3},
         {"integer data", "f32 or f64", "i32", DRS_ERR_UNSUPPORTED, 4},
         {"roi_delta without roi", "roi_delta", "no roi", DRS_ERR_INVALID_ARGUMENT, 5},

@@ -215,7 +215,7 @@ def errors():
     bad("unknown option", r10 + out + ["--verbose", "1"], y, "unknown option", 2)
     bad("threads 0", r10 + out + ["--threads", "0"], y, "--threads", 2)
     bad("threads junk", r10 + out + ["--threads", "2x"], y, "--threads", 2)
-    bad("backward", r10 + out + ["--backward"], y, "not implemented yet", 2)
+    bad("backward without a gradient output", r10 + out + ["--backward"], y, "no output 'Y'", 2)
     bad("gradcheck", ["gradcheck"], None, "not implemented yet", 2)
     bad("missing required attribute", ["run", "Interpolate-4", "--attr", "mode=nearest", "--in", f"data={x4}",
                                        "--in", f"sizes={sz}", "--out", f"output={y}"], y,
@@ -264,6 +264,48 @@ def errors():
     check(rc == 1 and open(keep, "rb").read() == before, "failed run changed an existing output file")
 
 
+def backward():
+    """--backward and InterpolateBackprop-4: hand-checkable gradients and their errors."""
+    # Resize-10 linear x2 on [1, 3]: y = [1, 2, 3, 3] (c = 0, .5, 1, 1.5 clamped), so
+    # dx = [dy0 + .5 dy1, .5 dy1 + dy2 + dy3]; with dy = [1, 2, 4, 8]: [2, 13]
+    x = save("bx.npy", np.array([1, 3], np.float64))
+    sc = save("bsc.npy", np.array([2.0], np.float32))
+    dy = save("bdy.npy", np.array([1, 2, 4, 8], np.float64))
+    dx = path("bdx.npy")
+    base = ["run", "Resize-10", "--attr", "mode=linear", "--in", f"X={x}", "--in", f"scales={sc}",
+            "--backward", "--in", f"output_delta={dy}"]
+    ok("Resize-10 --backward X_delta", base + ["--out", f"X_delta={dx}"], dx, [2.0, 13.0], "float64")
+    # scales_delta: c = o/s, y_o = x0 + c (x1 - x0) for c < 1: dy/ds = -(o/s^2) * 2 for o = 1
+    # (o = 2, 3 are clamped): -0.25 * 2 * dy1 = -1
+    ds = path("bds.npy")
+    ok("Resize-10 --backward scales_delta", base + ["--out", f"scales_delta={ds}"], ds, [-1.0], "float32")
+    # InterpolateBackprop-4 (seed port names), nearest: scatter [1, 2, 4, 8] onto [0, 0, 1, 1]
+    d = save("bd.npy", np.array([[1, 3]], np.float32))
+    dy2 = save("bdy2.npy", np.array([[1, 2, 4, 8]], np.float32))
+    sz = save("bsz.npy", np.array([1, 4], np.int64))
+    sc2 = save("bsc2.npy", np.array([1, 2], np.float32))
+    idx = path("bidx.npy")
+    bp = ["run", "InterpolateBackprop-4", "--attr", "mode=nearest", "--attr", "shape_calculation_mode=scales",
+          "--attr", "coordinate_transformation_mode=asymmetric", "--attr", "nearest_mode=floor",
+          "--in", f"data={d}", "--in", f"output_delta={dy2}", "--in", f"sizes={sz}", "--in", f"scales={sc2}"]
+    ok("InterpolateBackprop-4 input_delta", bp + ["--out", f"input_delta={idx}"], idx, [[3.0, 12.0]], "float32")
+    ok("InterpolateBackprop-4 scales_delta (nearest: 0)", bp + ["--out", f"scales_delta={ds}"], ds, [0.0, 0.0])
+    bad("backprop scales_delta in sizes mode", [a if a != "shape_calculation_mode=scales" else "shape_calculation_mode=sizes"
+                                                  for a in bp] + ["--out", f"scales_delta={ds}"], None, "scales mode")
+    bad("backprop --backward", bp + ["--backward", "--out", f"input_delta={idx}"], None, "already a gradient op", 2)
+    bad("backward missing output_delta", base[:-2] + ["--out", f"X_delta={dx}"], None, "missing required input output_delta", 2)
+    bad("backward unknown gradient", base + ["--out", f"sizes_delta={dx}"], None, "no output 'sizes_delta'", 2)
+    wrong = save("bdyw.npy", np.array([1, 2, 4], np.float64))
+    bad("backward output_delta shape", base[:-1] + [f"output_delta={wrong}", "--out", f"X_delta={dx}"], None,
+        "output_delta shape[0] must be 4")
+    xi = save("bxi.npy", np.array([1, 3], np.int32))
+    bad("backward integer data", ["run", "Resize-10", "--attr", "mode=linear", "--in", f"X={xi}", "--in", f"scales={sc}",
+                                  "--backward", "--in", f"output_delta={dy}", "--out", f"X_delta={dx}"], None, "f32 or f64")
+    bad("backward roi_delta without roi", ["run", "Resize-13", "--attr", "mode=linear", "--in", f"X={x}",
+                                           "--in", f"scales={sc}", "--backward", "--in", f"output_delta={dy}",
+                                           "--out", f"roi_delta={dx}"], None, "roi")
+
+
 def main():
     global CLI, TMP
     if len(sys.argv) != 2:
@@ -274,6 +316,7 @@ def main():
         TMP = d
         round_trips()
         errors()
+        backward()
     if failures:
         print(f"test_cli: {len(failures)} failure(s)")
         return 1

@@ -48,7 +48,7 @@ typedef struct port_def {
     port_req req;
 } port_def;
 
-typedef enum op_family { FAM_INTERPOLATE, FAM_RESIZE, FAM_TORCH } op_family;
+typedef enum op_family { FAM_INTERPOLATE, FAM_RESIZE, FAM_TORCH, FAM_BACKPROP } op_family;
 
 typedef struct op_def {
     const char *name;
@@ -94,6 +94,13 @@ static const op_def ops[] = {
     {"TorchInterpolate", FAM_TORCH, 0, {{"input", PK_DATA, REQ_YES}},
      {"size", "scale_factor", "mode", "align_corners", "antialias", "recompute_scale_factor"},
      {NULL}, "output"},
+    /* seed 001: the gradient op, with its own port names (outputs input_delta,
+     * scales_delta) */
+    {"InterpolateBackprop-4", FAM_BACKPROP, 4,
+     {{"data", PK_DATA, REQ_YES}, {"output_delta", PK_DATA, REQ_YES},
+      {"sizes", PK_INT, REQ_IF_SIZES}, {"scales", PK_FLOAT, REQ_IF_SCALES},
+      {"axes", PK_INT, REQ_NO}},
+     {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "input_delta"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -224,6 +231,15 @@ typedef struct invocation {
     input port[MAX_PORTS]; /* indexed like op->in */
     void *ybuf;
     drs_tensor y;
+    /* --backward (and InterpolateBackprop-4) */
+    int backward;
+    npy_array dy;          /* output_delta */
+    int dy_loaded;
+    drs_tensor dx;         /* data gradient, when requested */
+    void *dxbuf;
+    double dparam[2][2 * DRS_MAX_RANK]; /* scales_delta, roi_delta */
+    int nparam[2];
+    drs_dtype param_dtype[2];
 } invocation;
 
 static const char *attr_get(const invocation *v, const char *name)
@@ -419,60 +435,148 @@ static int alloc_output(invocation *v, drs_dtype dtype, int rank, const int64_t 
 }
 
 /* ------------------------------------------------------------ op families */
-static int run_interpolate(invocation *v)
+/* Name of the gradient output of the data port ("data_delta", "X_delta", ...). */
+static void delta_name(const char *port, char *buf, size_t n) { snprintf(buf, n, "%s_delta", port); }
+
+/* Loads output_delta for --backward (the seed op has it as a regular port). */
+static int load_output_delta(invocation *v)
+{
+    const char *path = NULL;
+    for (int k = 0; k < v->nin; k++)
+        if (strcmp(v->in[k].name, "output_delta") == 0)
+            path = v->in[k].value;
+    if (!path)
+        return fail(EXIT_USAGE, "%s --backward: missing required input output_delta "
+                    "(--in output_delta=FILE.npy)", v->op->name);
+    char err[256];
+    if (npy_load(path, 0, &v->dy, err, sizeof err) != DRS_OK)
+        return fail(EXIT_ERR, "input output_delta (%s): %s", path, err);
+    v->dy_loaded = 1;
+    return 0;
+}
+
+static const char *out_path(const invocation *v, const char *name)
+{
+    for (int i = 0; i < v->nout; i++)
+        if (strcmp(v->out[i].name, name) == 0)
+            return v->out[i].value;
+    return NULL;
+}
+
+/* Allocates the data gradient (shape and dtype of the data) if requested. */
+static int alloc_dx(invocation *v, const char *name)
+{
+    if (!out_path(v, name))
+        return 0;
+    const drs_tensor *x = data_tensor(v);
+    v->dx = *x;
+    int64_t numel = 1, bytes;
+    for (int i = 0; i < x->rank; i++)
+        numel *= x->shape[i]; /* the data was loaded, so its size is known to fit */
+    bytes = numel * (int64_t)drs_dtype_size(x->dtype);
+    v->dxbuf = malloc(bytes ? (size_t)bytes : 1);
+    if (!v->dxbuf)
+        return fail(EXIT_ERR, "output %s: out of memory", name);
+    v->dx.data = v->dxbuf;
+    return 0;
+}
+
+/* Requested parameter gradient k (0 scales, 1 roi) of a port with n entries. */
+static double *want_param(invocation *v, int k, const char *name, const input *p)
+{
+    if (!out_path(v, name) || !p)
+        return NULL;
+    v->nparam[k] = p->n;
+    v->param_dtype[k] = p->arr.t.dtype;
+    return v->dparam[k];
+}
+
+static int setup_interpolate(invocation *v, drs_interpolate_attrs *a, drs_interpolate_inputs *in,
+                             int64_t *axes)
 {
     const op_def *op = v->op;
-    drs_interpolate_attrs a = drs_interpolate_attrs_default(op->version);
-    int mode = (int)a.mode, sc = (int)a.shape_calculation_mode,
-        cm = (int)a.coordinate_transformation_mode, nm = (int)a.nearest_mode;
-    int64_t axes[DRS_MAX_RANK];
+    *a = drs_interpolate_attrs_default(op->version);
+    int mode = (int)a->mode, sc = (int)a->shape_calculation_mode,
+        cm = (int)a->coordinate_transformation_mode, nm = (int)a->nearest_mode;
     int n_axes = 0;
     int rc;
     if ((rc = attr_enum(v, "mode", drs_interp_mode_from_str, &mode)) ||
         (rc = attr_enum(v, "shape_calculation_mode", drs_shape_calc_from_str, &sc)) ||
         (rc = attr_enum(v, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm)) ||
         (rc = attr_enum(v, "nearest_mode", drs_nearest_mode_from_str, &nm)) ||
-        (rc = attr_bool(v, "antialias", &a.antialias)) ||
-        (rc = attr_bool(v, "align_corners", &a.align_corners)) ||
-        (rc = attr_f64(v, "cube_coeff", &a.cube_coeff)) ||
-        (rc = attr_list(v, "pads_begin", 1, a.pads_begin, NULL, DRS_MAX_RANK,
-                        &a.n_pads_begin)) ||
-        (rc = attr_list(v, "pads_end", 1, a.pads_end, NULL, DRS_MAX_RANK, &a.n_pads_end)) ||
+        (rc = attr_bool(v, "antialias", &a->antialias)) ||
+        (rc = attr_bool(v, "align_corners", &a->align_corners)) ||
+        (rc = attr_f64(v, "cube_coeff", &a->cube_coeff)) ||
+        (rc = attr_list(v, "pads_begin", 1, a->pads_begin, NULL, DRS_MAX_RANK,
+                        &a->n_pads_begin)) ||
+        (rc = attr_list(v, "pads_end", 1, a->pads_end, NULL, DRS_MAX_RANK, &a->n_pads_end)) ||
         (rc = attr_list(v, "axes", 1, axes, NULL, DRS_MAX_RANK, &n_axes)))
         return rc;
-    a.mode = (drs_interp_mode)mode;
-    a.shape_calculation_mode = (drs_shape_calc)sc;
-    a.coordinate_transformation_mode = (drs_coord_mode)cm;
-    a.nearest_mode = (drs_nearest_mode)nm;
+    a->mode = (drs_interp_mode)mode;
+    a->shape_calculation_mode = (drs_shape_calc)sc;
+    a->coordinate_transformation_mode = (drs_coord_mode)cm;
+    a->nearest_mode = (drs_nearest_mode)nm;
     if ((rc = load_inputs(v, op->version == 1 ? DRS_SHAPE_SIZES : sc)))
         return rc;
 
-    drs_interpolate_inputs in = {0};
+    memset(in, 0, sizeof *in);
     const input *p;
     if (op->version == 1) {
         p = port(v, "target_spatial_shape");
-        in.sizes = p->ints;
-        in.n_sizes = p->n;
-        in.axes = axes;
-        in.n_axes = n_axes;
+        in->sizes = p->ints;
+        in->n_sizes = p->n;
+        in->axes = axes;
+        in->n_axes = n_axes;
     } else {
         if ((p = port(v, op->version == 11 ? "scales_or_sizes" : "sizes")) && p->ints) {
-            in.sizes = p->ints;
-            in.n_sizes = p->n;
+            in->sizes = p->ints;
+            in->n_sizes = p->n;
         }
         if ((p = port(v, op->version == 11 ? "scales_or_sizes" : "scales")) && p->dbls) {
-            in.scales = p->dbls;
-            in.n_scales = p->n;
+            in->scales = p->dbls;
+            in->n_scales = p->n;
         }
         if ((p = port(v, "axes"))) {
-            in.axes = p->ints;
-            in.n_axes = p->n;
+            in->axes = p->ints;
+            in->n_axes = p->n;
         }
     }
+    return 0;
+}
+
+static int run_interpolate(invocation *v)
+{
+    drs_interpolate_attrs a;
+    drs_interpolate_inputs in;
+    int64_t axes[DRS_MAX_RANK];
+    int rc = setup_interpolate(v, &a, &in, axes);
+    if (rc)
+        return rc;
     const drs_tensor *x = data_tensor(v);
+    drs_status s;
+    if (v->backward) {
+        const int seed = v->op->family == FAM_BACKPROP;
+        char dxn[64];
+        delta_name(seed ? "input" : v->op->in[0].name, dxn, sizeof dxn);
+        const char *spn = v->op->version == 11 ? "scales_or_sizes_delta" : "scales_delta";
+        if ((!seed && (rc = load_output_delta(v))) || (rc = alloc_dx(v, dxn)))
+            return rc;
+        const input *sp = port(v, v->op->version == 11 ? "scales_or_sizes" : "scales");
+        if (out_path(v, spn) && !sp)
+            return fail(EXIT_ERR, "%s: %s needs the %s input", v->op->name, spn,
+                        v->op->version == 11 ? "scales_or_sizes" : "scales");
+        if (out_path(v, spn) && sp && !sp->dbls)
+            return fail(EXIT_ERR, "%s: %s exists in scales mode only", v->op->name, spn);
+        double *ds = want_param(v, 0, spn, sp);
+        const drs_tensor *dy = seed ? &port(v, "output_delta")->arr.t : &v->dy.t;
+        drs_tensor *dx = out_path(v, dxn) ? &v->dx : NULL;
+        s = seed ? drs_interpolate_backprop(dx, ds, x, dy, &in, &a, DRS_GRAD_OVERWRITE)
+                 : drs_interpolate_backward(dx, ds, dy, x, &in, &a, DRS_GRAD_OVERWRITE);
+        return s == DRS_OK ? 0 : fail_lib(s);
+    }
     int rank;
     int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_interpolate_infer_shape(&a, x, &in, &rank, shape);
+    s = drs_interpolate_infer_shape(&a, x, &in, &rank, shape);
     if (s != DRS_OK)
         return fail_lib(s);
     if ((rc = alloc_output(v, x->dtype, rank, shape)))
@@ -506,12 +610,12 @@ static int run_resize(invocation *v)
 
     /* An absent port and an empty tensor both mean "absent" (ONNX convention). */
     drs_resize_inputs in = {0};
-    const input *p;
-    if ((p = port(v, "roi"))) {
+    const input *p, *roi_p = port(v, "roi"), *sc_p = port(v, "scales");
+    if ((p = roi_p)) {
         in.roi = p->dbls;
         in.n_roi = p->n;
     }
-    if ((p = port(v, "scales"))) {
+    if ((p = sc_p)) {
         in.scales = p->dbls;
         in.n_scales = p->n;
     }
@@ -520,9 +624,23 @@ static int run_resize(invocation *v)
         in.n_sizes = p->n;
     }
     const drs_tensor *x = data_tensor(v);
+    drs_status s;
+    if (v->backward) {
+        if ((rc = load_output_delta(v)) || (rc = alloc_dx(v, "X_delta")))
+            return rc;
+        double *ds = want_param(v, 0, "scales_delta", sc_p);
+        double *dr = want_param(v, 1, "roi_delta", roi_p);
+        if (out_path(v, "scales_delta") && !ds)
+            return fail(EXIT_ERR, "%s: scales_delta needs the scales input", v->op->name);
+        if (out_path(v, "roi_delta") && !dr)
+            return fail(EXIT_ERR, "%s: roi_delta needs the roi input", v->op->name);
+        s = drs_resize_backward(out_path(v, "X_delta") ? &v->dx : NULL, ds, dr, &v->dy.t, x, &in,
+                                &a, DRS_GRAD_OVERWRITE);
+        return s == DRS_OK ? 0 : fail_lib(s);
+    }
     int rank;
     int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_resize_infer_shape(&a, x, &in, &rank, shape);
+    s = drs_resize_infer_shape(&a, x, &in, &rank, shape);
     if (s != DRS_OK)
         return fail_lib(s);
     if ((rc = alloc_output(v, x->dtype, rank, shape)))
@@ -555,9 +673,17 @@ static int run_torch(invocation *v)
         return rc;
 
     const drs_tensor *x = data_tensor(v);
+    drs_status s;
+    if (v->backward) {
+        if ((rc = load_output_delta(v)) || (rc = alloc_dx(v, "input_delta")))
+            return rc;
+        s = drs_torch_interpolate_backward(out_path(v, "input_delta") ? &v->dx : NULL,
+                                           &v->dy.t, x, &a, DRS_GRAD_OVERWRITE);
+        return s == DRS_OK ? 0 : fail_lib(s);
+    }
     int rank;
     int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_torch_interpolate_infer_shape(&a, x, &rank, shape);
+    s = drs_torch_interpolate_infer_shape(&a, x, &rank, shape);
     if (s != DRS_OK)
         return fail_lib(s);
     if ((rc = alloc_output(v, x->dtype, rank, shape)))
@@ -566,12 +692,42 @@ static int run_torch(invocation *v)
     return s == DRS_OK ? 0 : fail_lib(s);
 }
 
+/* Writes the requested gradients; each file is written through a temporary
+ * and renamed, and all computation is finished before the first write. */
+static int save_gradients(invocation *v)
+{
+    char err[512];
+    for (int i = 0; i < v->nout; i++) {
+        const char *name = v->out[i].name, *path = v->out[i].value;
+        drs_tensor t;
+        double *src = NULL;
+        int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
+        if (k < 0) {
+            t = v->dx;
+        } else {
+            src = v->dparam[k];
+            t.dtype = v->param_dtype[k];
+            t.rank = 1;
+            t.shape[0] = v->nparam[k];
+            t.data = src;
+            if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
+                float *f = (float *)(void *)src;
+                for (int q = 0; q < v->nparam[k]; q++)
+                    f[q] = (float)src[q];
+            }
+        }
+        if (npy_save(path, &t, err, sizeof err) != DRS_OK)
+            return fail(EXIT_ERR, "output %s: %s", name, err);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ help */
 static void print_usage(FILE *f)
 {
     fprintf(f,
             "usage: dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
-            "                        [--out PORT=FILE.npy]... [--threads N]\n"
+            "                        [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
             "       dresample --help | --version\n"
             "\n"
             "Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
@@ -622,14 +778,49 @@ static int check_signature(const invocation *v)
             return fail(EXIT_USAGE, "%s: missing required attribute %s", op->name,
                         op->required[r]);
     for (int i = 0; i < v->nin; i++)
-        if (port_index(op, v->in[i].name) < 0)
+        if (port_index(op, v->in[i].name) < 0 &&
+            !(v->backward && strcmp(v->in[i].name, "output_delta") == 0))
             return fail(EXIT_USAGE, "%s has no input port '%s'", op->name, v->in[i].name);
-    for (int i = 0; i < v->nout; i++)
-        if (strcmp(v->out[i].name, op->out) != 0)
-            return fail(EXIT_USAGE, "%s has no output port '%s' (its output is %s)", op->name,
-                        v->out[i].name, op->out);
+    if (!v->backward) {
+        for (int i = 0; i < v->nout; i++)
+            if (strcmp(v->out[i].name, op->out) != 0)
+                return fail(EXIT_USAGE, "%s has no output port '%s' (its output is %s)",
+                            op->name, v->out[i].name, op->out);
+        if (v->nout == 0)
+            return fail(EXIT_USAGE, "%s: missing output (--out %s=FILE.npy)", op->name, op->out);
+        return 0;
+    }
+    /* backward: <differentiable input>_delta for the data and the float ports */
+    char allowed[4][64];
+    int na = 0;
+    if (op->family == FAM_BACKPROP) {
+        snprintf(allowed[na++], 64, "input_delta");
+        snprintf(allowed[na++], 64, "scales_delta");
+    } else {
+        delta_name(op->in[0].name, allowed[na++], 64);
+        for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
+            if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES)
+                delta_name(op->in[k].name, allowed[na++], 64);
+    }
+    for (int i = 0; i < v->nout; i++) {
+        int ok = 0;
+        for (int k = 0; k < na; k++)
+            ok |= strcmp(v->out[i].name, allowed[k]) == 0;
+        for (int k = 0; k < i; k++)
+            if (strcmp(v->out[i].name, v->out[k].name) == 0)
+                return fail(EXIT_USAGE, "output '%s' given twice", v->out[i].name);
+        if (!ok) {
+            char list[300] = "";
+            for (int k = 0; k < na; k++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                         allowed[k]);
+            return fail(EXIT_USAGE, "%s backward has no output '%s' (outputs: %s)", op->name,
+                        v->out[i].name, list);
+        }
+    }
     if (v->nout == 0)
-        return fail(EXIT_USAGE, "%s: missing output (--out %s=FILE.npy)", op->name, op->out);
+        return fail(EXIT_USAGE, "%s backward: request at least one gradient with --out "
+                    "(e.g. --out %s=FILE.npy)", op->name, allowed[0]);
     return 0;
 }
 
@@ -644,8 +835,19 @@ static int cmd_run(invocation *v, int argc, char **argv)
         return fail(EXIT_USAGE, "unknown op '%s' (see dresample --help)", argv[0]);
 
     int threads = 0, rc;
-    for (int i = 1; i < argc; i += 2) { /* every option takes one argument */
+    v->backward = v->op->family == FAM_BACKPROP;
+    for (int i = 1; i < argc; i += 2) { /* every option but --backward takes one argument */
         const char *o = argv[i];
+        if (strcmp(o, "--backward") == 0) {
+            if (v->op->family == FAM_BACKPROP)
+                return fail(EXIT_USAGE, "%s is already a gradient op: drop --backward",
+                            v->op->name);
+            if (v->backward)
+                return fail(EXIT_USAGE, "--backward given twice");
+            v->backward = 1;
+            i--;
+            continue;
+        }
         char *arg = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--attr") == 0)
             rc = add_kv(v->attr, &v->nattr, o, arg, "attribute");
@@ -662,9 +864,7 @@ static int cmd_run(invocation *v, int argc, char **argv)
                 return fail(EXIT_USAGE, "--threads given twice");
             threads = (int)n;
             rc = 0;
-        } else if (strcmp(o, "--backward") == 0)
-            return fail(EXIT_USAGE, "--backward is not implemented yet");
-        else
+        } else
             return fail(EXIT_USAGE, "unknown option '%s' (see dresample --help)", o);
         if (rc)
             return rc;
@@ -678,12 +878,15 @@ static int cmd_run(invocation *v, int argc, char **argv)
     }
 
     switch (v->op->family) {
-    case FAM_INTERPOLATE: rc = run_interpolate(v); break;
+    case FAM_INTERPOLATE:
+    case FAM_BACKPROP: rc = run_interpolate(v); break;
     case FAM_RESIZE: rc = run_resize(v); break;
     case FAM_TORCH: rc = run_torch(v); break;
     }
     if (rc)
         return rc;
+    if (v->backward)
+        return save_gradients(v);
 
     char err[512];
     drs_status s = npy_save(v->out[0].value, &v->y, err, sizeof err);
@@ -700,6 +903,9 @@ static void invocation_free(invocation *v)
         free(v->port[i].dbls);
     }
     free(v->ybuf);
+    free(v->dxbuf);
+    if (v->dy_loaded)
+        npy_free(&v->dy);
 }
 
 int main(int argc, char **argv)
