@@ -383,6 +383,31 @@ static void sweep_resize(void)
                             }
 }
 
+/* The other Resize opsets lower onto the same plans: a few cases each. */
+static void sweep_resize_opsets(void)
+{
+    const drs_interp_mode modes[3] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    for (int mi = 0; mi < 3; mi++) {
+        opcase c = resize_case(10, modes[mi], DRS_COORD_ASYMMETRIC, 0, 0, 0, 0, DRS_NEAREST_SIMPLE);
+        if (modes[mi] != DRS_MODE_CUBIC) { /* Resize-10: nearest|linear */
+            adjoint(&c);
+            fd_check(&c, 0, modes[mi] == DRS_MODE_NEAREST);
+        }
+        c = resize_case(13, modes[mi], DRS_COORD_PYTORCH_HALF_PIXEL, 0, 0, 0, 0, 0);
+        adjoint(&c);
+        fd_check(&c, 0, modes[mi] == DRS_MODE_NEAREST);
+        c = resize_case(13, modes[mi], DRS_COORD_TF_CROP_AND_RESIZE, 0, 0, 0, 0, 0);
+        adjoint(&c);
+        fd_check(&c, 1, modes[mi] == DRS_MODE_NEAREST);
+        for (int ap = 1; ap < 4; ap++) {
+            c = resize_case(18, modes[mi], DRS_COORD_HALF_PIXEL, modes[mi] != DRS_MODE_NEAREST, 0,
+                            ap, 0, 0);
+            adjoint(&c);
+            fd_check(&c, 0, modes[mi] == DRS_MODE_NEAREST);
+        }
+    }
+}
+
 static void sweep_interpolate(void)
 {
     const drs_coord_mode cms[5] = {DRS_COORD_HALF_PIXEL, DRS_COORD_PYTORCH_HALF_PIXEL,
@@ -399,7 +424,9 @@ static void sweep_interpolate(void)
                         for (int ap = 0; ap < 3; ap++)
                             for (int us = 0; us < 2; us++) {
                                 const int pillow = modes[mi] >= DRS_MODE_BILINEAR_PILLOW;
-                                const int version = pillow ? 11 : 4;
+                                /* v11 (scales_or_sizes) for the pillow modes and every
+                                 * other axes pattern; v4 otherwise */
+                                const int version = (pillow || ap == 1) ? 11 : 4;
                                 opcase c = interp_case(version, modes[mi], cms[ci],
                                                        (drs_nearest_mode)nmi, aa, pads, ap, us);
                                 if (modes[mi] == DRS_MODE_LINEAR_ONNX && !linear_onnx_axes_ok(&c))
@@ -672,6 +699,7 @@ int main(void)
     g_verbose = getenv("DRS_TEST_VERBOSE") != NULL;
     drs_set_num_threads(2);
     sweep_resize();
+    sweep_resize_opsets();
     sweep_interpolate();
     sweep_torch();
     errors_and_modes();
