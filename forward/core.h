@@ -63,9 +63,10 @@ typedef struct drs_axis_plan {
     int exclude_outside;
     int antialias;       /* ONNX AA (linear/cubic) or OV linear AA */
     double aa_scale;     /* OV linear AA stretch a (1 = none); pillow/torch-AA: filter scale L/O */
-    int ov_shortcut;     /* OpenVINO: identity when (float)s == 1 or O == L */
+    int coord_shortcut;  /* c = o: OpenVINO when (float)s == 1 or O == L; PyTorch linear when O == L */
     int onnx_ref;        /* ONNX reference semantics (pytorch_half_pixel O==1 -> -0.5) */
     int torch_clamp0;    /* torch linear: clamp negative c to 0 */
+    int torch_nearest_idx; /* torch 2-D/3-D nearest: closed forms for O == L and O == 2L */
     int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
     int param_index;     /* index of this axis in scales/sizes/roi (-1: pads-only pass) */

@@ -384,7 +384,7 @@ drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, co
         ap->coord = cm4;
         ap->nearest = nm4;
         ap->cubic_a = a4;
-        ap->ov_shortcut = !pillow && ((float)ap->scale == 1.0f || ap->O == ap->L);
+        ap->coord_shortcut = !pillow && ((float)ap->scale == 1.0f || ap->O == ap->L);
         ap->scale_is_param = use_scales;
         switch (m4) {
         case DRS_MODE_NEAREST: ap->kernel = DRS_K_NEAREST; break;
@@ -796,6 +796,9 @@ drs_status drs_plan_torch(drs_plan *p, const drs_torch_interpolate_attrs *at,
         case DRS_TORCH_NEAREST:
         case DRS_TORCH_NEAREST_EXACT:
             ap->kernel = m == DRS_TORCH_NEAREST ? DRS_K_TORCH_NEAREST : DRS_K_TORCH_NEAREST_EXACT;
+            /* PyTorch 1.13 dispatches a C == 1 tensor (which is also channels-last
+             * contiguous) to the channels-last kernel, which uses nearest_idx */
+            ap->torch_nearest_idx = rank >= 4 && x->shape[1] == 1;
             /* compute_scales_value<float>: (float)(1.0/sf) or (float)L / O */
             ap->aa_scale = use_sf ? (double)(float)(1.0 / sf)
                                   : (O ? (double)((float)L / (float)O) : 0.0);
@@ -820,6 +823,9 @@ drs_status drs_plan_torch(drs_plan *p, const drs_torch_interpolate_attrs *at,
             } else {
                 ap->kernel = DRS_K_LINEAR_CLAMP;
                 ap->torch_clamp0 = !align;
+                /* PyTorch copies an axis whose length is unchanged, whatever the
+                 * scale_factor (scale_factor=1.1 on L=5 returns the input) */
+                ap->coord_shortcut = O == L;
             }
             break;
         }

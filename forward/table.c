@@ -47,7 +47,7 @@ static double pil_cubic(double a, double x)
 double drs_coord(const drs_axis_plan *ap, int64_t o)
 {
     const double x = (double)o, s = ap->scale, L = (double)ap->L, ow = ap->out_width;
-    if (ap->ov_shortcut)
+    if (ap->coord_shortcut)
         return x;
     double c;
     switch (ap->coord) {
@@ -141,11 +141,15 @@ static int64_t nearest_index(const drs_axis_plan *ap, double c)
 /* PyTorch's nearest/nearest-exact index (UpSample.h), float32 arithmetic. */
 static int64_t torch_nearest_index(const drs_axis_plan *ap, int64_t o)
 {
+    /* PyTorch 1.13: the channels-last 2-D/3-D nearest kernel (taken when C == 1)
+     * goes through nearest_idx, whose closed forms give o for O == L and o >> 1
+     * for O == 2L whatever the scale_factor; the other kernels always compute
+     * floorf(o * scale) (scale_factor 1.1 on L = 5: 0 0 1 2 3 vs the identity). */
     const int64_t L = ap->L, O = ap->O;
     if (ap->kernel == DRS_K_TORCH_NEAREST) {
-        if (O == L)
+        if (ap->torch_nearest_idx && O == L)
             return o;
-        if (O == 2 * L)
+        if (ap->torch_nearest_idx && O == 2 * L)
             return o >> 1;
         const float sc = (float)ap->aa_scale;
         return clamp_index((double)floorf((float)o * sc), L);
@@ -440,7 +444,7 @@ void drs_table_free(drs_table *t)
 /* dc/dθ of output o for θ = scale, roi_start or roi_end (O and L fixed). */
 double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param)
 {
-    if (param == DRS_PARAM_NONE || ap->ov_shortcut)
+    if (param == DRS_PARAM_NONE || ap->coord_shortcut)
         return 0.0;
     const double x = (double)o, s = ap->scale, L = (double)ap->L, ow = ap->out_width;
     if (param == DRS_PARAM_SCALE) {
