@@ -121,35 +121,6 @@ DEFINE_TPASS(tpass_f32, float, wf)
 DEFINE_TPASS(tpass_f64, double, w)
 
 /* ------------------------------------------------------ plan helpers */
-typedef struct {
-    drs_table tab[DRS_MAX_RANK];
-    int active[DRS_MAX_RANK];
-    int nact;
-} tables;
-
-static void tables_free(const drs_plan *p, tables *T)
-{
-    for (int k = 0; k < p->npass; k++)
-        drs_table_free(&T->tab[k]);
-}
-
-static drs_status tables_build(const drs_plan *p, tables *T, int want_float, int dpass,
-                               drs_param param)
-{
-    memset(T, 0, sizeof *T);
-    for (int k = 0; k < p->npass; k++) {
-        drs_status st = drs_table_build(&p->pass[k], &T->tab[k], want_float,
-                                        k == dpass ? param : DRS_PARAM_NONE);
-        if (st) {
-            tables_free(p, T);
-            return st;
-        }
-        if (k == dpass || !drs_table_is_identity(&p->pass[k], &T->tab[k]))
-            T->active[T->nact++] = k;
-    }
-    return DRS_OK;
-}
-
 static int64_t prod(const int64_t *s, int a, int b)
 {
     int64_t n = 1;
@@ -164,11 +135,11 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
 {
     const int is_f32 = p->dtype == DRS_F32;
     const size_t esz = is_f32 ? sizeof(float) : sizeof(double);
-    const int64_t nx = prod(p->in_shape, 0, p->rank), ny = prod(p->out_shape, 0, p->rank);
+    const int64_t nx = prod(p->in_shape, 0, p->rank);
     if (nx == 0)
         return DRS_OK;
-    tables T;
-    drs_status st = tables_build(p, &T, is_f32, -1, DRS_PARAM_NONE);
+    drs_tables T;
+    drs_status st = drs_tables_build(p, &T, is_f32, -1, DRS_PARAM_NONE);
     if (st)
         return st;
     drs_ttable tt[DRS_MAX_RANK];
@@ -211,7 +182,6 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
         }
         goto out;
     }
-    (void)ny;
     {
         const void *cur = dy->data;
         for (int a = T.nact - 1; a >= 0; a--) {
@@ -232,7 +202,7 @@ out:
         ttable_free(&tt[a]);
     free(buf[0]);
     free(buf[1]);
-    tables_free(p, &T);
+    drs_tables_free(p, &T);
     return st;
 }
 
@@ -244,8 +214,8 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
     const int64_t nx = prod(p->in_shape, 0, p->rank), ny = prod(p->out_shape, 0, p->rank);
     if (ny == 0 || nx == 0)
         return DRS_OK;
-    tables T;
-    drs_status st = tables_build(p, &T, 0, k, param);
+    drs_tables T;
+    drs_status st = drs_tables_build(p, &T, 0, k, param);
     if (st)
         return st;
     const drs_table *D = &T.tab[k];
@@ -302,7 +272,7 @@ out:
     free(cur);
     free(nxt);
     free(g);
-    tables_free(p, &T);
+    drs_tables_free(p, &T);
     return st;
 }
 
@@ -343,17 +313,9 @@ static drs_status check_grad_tensors(const drs_plan *p, const drs_tensor *dx,
         if (dx->shape[i] != p->in_shape[i])
             return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be %lld, got %lld", p->op,
                              dx_name, i, (long long)p->in_shape[i], (long long)dx->shape[i]);
-    const uintptr_t a0 = (uintptr_t)dx->data, a1 = a0 + (uintptr_t)n * drs_dtype_size(p->dtype);
-    const drs_tensor *others[2] = {dy, x};
-    for (int q = 0; q < 2 && n > 0; q++) {
-        int64_t m;
-        drs__check_tensor(p->op, "t", others[q], &m);
-        const uintptr_t b0 = (uintptr_t)others[q]->data,
-                        b1 = b0 + (uintptr_t)m * drs_dtype_size(p->dtype);
-        if (m > 0 && a0 < b1 && b0 < a1)
-            return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s overlaps an input buffer", p->op,
-                             dx_name);
-    }
+    if (drs__overlaps(dx, dy) || drs__overlaps(dx, x))
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s overlaps an input buffer", p->op,
+                         dx_name);
     return DRS_OK;
 }
 

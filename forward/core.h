@@ -22,6 +22,8 @@ drs_status drs__fail(drs_status s, const char *fmt, ...)
 void drs__clear_error(void);
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r); /* 1 on overflow (a,b >= 0) */
 int drs__add_overflow(int64_t a, int64_t b, int64_t *r);
+/* 1 when the data ranges of two validated tensors overlap (empty ones never do). */
+int drs__overlaps(const drs_tensor *a, const drs_tensor *b);
 /* Validates a tensor view's rank/shape/data pointer; name is used in messages. */
 drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor *t,
                              int64_t *numel);
@@ -131,6 +133,18 @@ void drs_pass_f32(const float *x, float *y, int64_t outer, int64_t L, int64_t in
 void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t inner,
                   const drs_table *t, const double *W, double ev);
 int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
+
+/* The tables of every pass of a plan; active[] lists the passes to run (the
+ * identity passes are skipped, except the derivative pass dpass). */
+typedef struct drs_tables {
+    drs_table tab[DRS_MAX_RANK];
+    int active[DRS_MAX_RANK];
+    int nact;
+} drs_tables;
+/* dpass < 0: no derivative table; else pass dpass also gets dw/d(param). */
+drs_status drs_tables_build(const drs_plan *p, drs_tables *T, int want_float, int dpass,
+                            drs_param param);
+void drs_tables_free(const drs_plan *p, drs_tables *T);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);

@@ -76,15 +76,8 @@ drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const d
         if (y->shape[i] != p->out_shape[i])
             return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be %lld, got %lld", p->op, nm,
                              i, (long long)p->out_shape[i], (long long)y->shape[i]);
-    int64_t nx;
-    drs__check_tensor(p->op, "input", x, &nx);
-    if (n > 0 && nx > 0) {
-        const uintptr_t y0 = (uintptr_t)y->data, y1 = y0 + (uintptr_t)n * drs_dtype_size(y->dtype);
-        const uintptr_t x0 = (uintptr_t)x->data, x1 = x0 + (uintptr_t)nx * drs_dtype_size(x->dtype);
-        if (y0 < x1 && x0 < y1)
-            return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s overlaps the input buffer", p->op,
-                             nm);
-    }
+    if (drs__overlaps(y, x))
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s overlaps the input buffer", p->op, nm);
     return DRS_OK;
 }
 
@@ -96,6 +89,29 @@ int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t)
         if (t->ntap[o] != 1 || t->first[o] != o || t->w[o * t->stride] != 1.0)
             return 0;
     return 1;
+}
+
+void drs_tables_free(const drs_plan *p, drs_tables *T)
+{
+    for (int k = 0; k < p->npass; k++)
+        drs_table_free(&T->tab[k]);
+}
+
+drs_status drs_tables_build(const drs_plan *p, drs_tables *T, int want_float, int dpass,
+                            drs_param param)
+{
+    memset(T, 0, sizeof *T);
+    for (int k = 0; k < p->npass; k++) {
+        drs_status st = drs_table_build(&p->pass[k], &T->tab[k], want_float,
+                                        k == dpass ? param : DRS_PARAM_NONE);
+        if (st) {
+            drs_tables_free(p, T);
+            return st;
+        }
+        if (k == dpass || !drs_table_is_identity(&p->pass[k], &T->tab[k]))
+            T->active[T->nact++] = k;
+    }
+    return DRS_OK;
 }
 
 /* Round per the plan's rule and saturate into [lo, hi]; NaN -> 0. */
@@ -190,18 +206,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     const size_t esz = is_f32 ? sizeof(float) : sizeof(double);
 
     /* ---- tables (all allocation happens before the output is touched) ---- */
-    drs_table tab[DRS_MAX_RANK];
-    int active[DRS_MAX_RANK];
-    int nact = 0;
-    drs_status st = DRS_OK;
-    memset(tab, 0, sizeof tab);
-    for (int k = 0; k < p->npass; k++) {
-        st = drs_table_build(&p->pass[k], &tab[k], is_f32, DRS_PARAM_NONE);
-        if (st)
-            goto done;
-        if (!drs_table_is_identity(&p->pass[k], &tab[k]))
-            active[nact++] = k;
-    }
+    drs_tables T;
+    drs_status st = drs_tables_build(p, &T, is_f32, -1, DRS_PARAM_NONE);
+    if (st)
+        return st;
+    const int nact = T.nact;
+    const int *active = T.active;
 
     /* ---- intermediate shapes and scratch ---- */
     int64_t shape[DRS_MAX_RANK];
@@ -245,11 +255,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
 
     /* ---- run ---- */
     if (nact == 0) { /* every pass is the identity */
-        if (is_int) {
-            memcpy(y->data, x->data, (size_t)ny * drs_dtype_size(p->dtype));
-        } else {
-            memcpy(y->data, x->data, (size_t)ny * esz);
-        }
+        memcpy(y->data, x->data, (size_t)ny * drs_dtype_size(p->dtype));
         goto done_free;
     }
     if (is_int)
@@ -259,7 +265,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         memcpy(shape, p->in_shape, sizeof shape);
         for (int a = 0; a < nact; a++) {
             const drs_axis_plan *ap = &p->pass[active[a]];
-            const drs_table *t = &tab[active[a]];
+            const drs_table *t = &T.tab[active[a]];
             int64_t outer = 1, inner = 1;
             for (int i = 0; i < ap->axis; i++)
                 outer *= shape[i];
@@ -292,7 +298,6 @@ done_free:
     free(buf[0]);
     free(buf[1]);
 done:
-    for (int k = 0; k < p->npass; k++)
-        drs_table_free(&tab[k]);
+    drs_tables_free(p, &T);
     return st;
 }

@@ -116,6 +116,20 @@ drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor 
     return DRS_OK;
 }
 
+int drs__overlaps(const drs_tensor *a, const drs_tensor *b)
+{
+    int64_t na = 1, nb = 1;
+    for (int i = 0; i < a->rank; i++)
+        na *= a->shape[i];
+    for (int i = 0; i < b->rank; i++)
+        nb *= b->shape[i];
+    if (na == 0 || nb == 0)
+        return 0;
+    const uintptr_t a0 = (uintptr_t)a->data, a1 = a0 + (uintptr_t)na * drs_dtype_size(a->dtype);
+    const uintptr_t b0 = (uintptr_t)b->data, b1 = b0 + (uintptr_t)nb * drs_dtype_size(b->dtype);
+    return a0 < b1 && b0 < a1;
+}
+
 /* ---- enum spellings: the op documents' strings ---- */
 static const char *const interp_mode_names[] = {"nearest", "linear", "linear_onnx", "cubic",
                                                 "area", "bilinear_pillow", "bicubic_pillow"};

@@ -45,11 +45,6 @@ static drs_status resize1d(int opset, drs_interp_mode mode, drs_coord_mode cm, c
         a.coordinate_transformation_mode = cm;
     drs_tensor X = {DRS_F64, 1, {L}, (void *)x};
     drs_resize_inputs in = {NULL, 0, scale, scale ? 1 : 0, size, size ? 1 : 0};
-    double roi[2];
-    if (extra && extra->coordinate_transformation_mode == DRS_COORD_TF_CROP_AND_RESIZE) {
-        roi[0] = extra->extrapolation_value; /* unused: roi passed via global below */
-    }
-    (void)roi;
     int r;
     int64_t shp[8];
     drs_status s = drs_resize_infer_shape(&a, &X, &in, &r, shp);
