@@ -236,6 +236,61 @@ drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *i
                                          const drs_torch_interpolate_attrs *attrs);
 
 /* ======================================================================
+ * GridSample: OpenVINO GridSample-9, ONNX GridSample-16/20/22.
+ *
+ * data   [N, C, spatial...]      spatial rank S = 1, 2 or 3 (rank 3, 4, 5);
+ *                                 GridSample-9 and -16 take 4-D only.
+ * grid   [N, out spatial..., S]  f32 or f64; the last axis lists the
+ *                                 coordinates innermost-first: x (width),
+ *                                 then y (height), then z (depth).
+ * output [N, C, out spatial...]  dtype of data.
+ * Coordinates are normalised to [-1, 1]; align_corners=1 maps -1/+1 to the
+ * centres of the corner pixels, 0 to their outer edges (SPEC §2.3: the
+ * standard meaning, not seed 004's inverted text).
+ * Modes: bilinear (ONNX 20+ "linear"; trilinear for 5-D), nearest (round half
+ * to even, then pad the index, as OpenVINO and the ONNX reference do), bicubic
+ * (ONNX 20+ "cubic"; Keys a = -0.75 on the raw coordinate; tricubic for 5-D).
+ * Padding: zeros, border, reflection.  Non-finite coordinates (SPEC §4): with
+ * zeros the sample is 0; with border/reflection +-inf clamps to the edge and
+ * NaN samples pixel coordinate 0; their grid gradient is 0.
+ * Integer data (u8, i8, i32, i64; forward only): accumulated in double, then
+ * rounded half to even and saturated.
+ * ====================================================================== */
+typedef enum drs_grid_mode {
+    DRS_GRID_BILINEAR = 0, /* "bilinear" (9, 16) / "linear" (20, 22) */
+    DRS_GRID_NEAREST,      /* "nearest" */
+    DRS_GRID_BICUBIC       /* "bicubic" (9, 16) / "cubic" (20, 22) */
+} drs_grid_mode;
+
+typedef enum drs_grid_padding {
+    DRS_GRID_PAD_ZEROS = 0,
+    DRS_GRID_PAD_BORDER,
+    DRS_GRID_PAD_REFLECTION
+} drs_grid_padding;
+
+typedef struct drs_grid_sample_attrs {
+    int version;                  /* 9 (OpenVINO), 16, 20 or 22 (ONNX) */
+    drs_grid_mode mode;           /* default bilinear */
+    drs_grid_padding padding_mode;/* default zeros */
+    int align_corners;            /* default 0 */
+} drs_grid_sample_attrs;
+
+drs_grid_sample_attrs drs_grid_sample_attrs_default(int version);
+/* Accepts every spelling of every version ("bilinear", "linear", "bicubic",
+ * "cubic", "nearest"); -1 when unknown.  drs_grid_mode_str gives the
+ * spelling of the given version. */
+int drs_grid_mode_from_str(const char *s);
+int drs_grid_padding_from_str(const char *s);
+const char *drs_grid_mode_str(drs_grid_mode m, int version);
+const char *drs_grid_padding_str(drs_grid_padding p);
+
+drs_status drs_grid_sample_infer_shape(const drs_grid_sample_attrs *attrs, const drs_tensor *data,
+                                       const drs_tensor *grid, int *out_rank,
+                                       int64_t out_shape[DRS_MAX_RANK]);
+drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
+                                   const drs_tensor *grid, const drs_grid_sample_attrs *attrs);
+
+/* ======================================================================
  * Backward (gradients).  Floating types only (f32, f64).
  *
  * Every gradient output may be NULL: it is then not computed at all (no work
@@ -290,6 +345,18 @@ drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
                                           const drs_tensor *input,
                                           const drs_torch_interpolate_attrs *attrs,
                                           drs_grad_mode mode);
+
+/* GridSample.  data_delta: shape/dtype of data; grid_delta: shape/dtype of
+ * grid; either may be NULL (not computed).  PyTorch's gradient rules (notes
+ * §7.5): border counts as clipped (factor 0 at and beyond the edge),
+ * reflection flips the sign per reflection, nearest has a zero grid
+ * gradient, bicubic has no padding factor.  data_delta is the exact adjoint
+ * of the forward (a gather through the transposed tap list: parallel over
+ * pixels even for N = 1, the summation order fixed by the shapes alone). */
+drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_delta,
+                                    const drs_tensor *output_delta, const drs_tensor *data,
+                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs,
+                                    drs_grad_mode mode);
 
 #ifdef __cplusplus
 }

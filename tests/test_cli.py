@@ -216,7 +216,6 @@ def errors():
     bad("threads 0", r10 + out + ["--threads", "0"], y, "--threads", 2)
     bad("threads junk", r10 + out + ["--threads", "2x"], y, "--threads", 2)
     bad("backward without a gradient output", r10 + out + ["--backward"], y, "no output 'Y'", 2)
-    bad("gradcheck", ["gradcheck"], None, "not implemented yet", 2)
     bad("missing required attribute", ["run", "Interpolate-4", "--attr", "mode=nearest", "--in", f"data={x4}",
                                        "--in", f"sizes={sz}", "--out", f"output={y}"], y,
         "missing required attribute shape_calculation_mode", 2)

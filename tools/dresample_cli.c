@@ -22,6 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef DRS_CLI_HAVE_GRADCHECK
+/* tools/gradcheck_cli.c: `dresample gradcheck [--op OP] [--quick]` (argv after "gradcheck"). */
+int drs_cli_gradcheck(int argc, char **argv);
+#endif
+
 #define EXIT_ERR 1
 #define EXIT_USAGE 2
 #define MAX_KV 64   /* more --attr/--in/--out than this is certainly a mistake */
@@ -921,8 +926,13 @@ int main(int argc, char **argv)
         printf("dresample %d.%d.%d\n", DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH);
         return 0;
     }
-    if (strcmp(cmd, "gradcheck") == 0)
-        return fail(EXIT_USAGE, "gradcheck is not implemented yet");
+    if (strcmp(cmd, "gradcheck") == 0) {
+#ifdef DRS_CLI_HAVE_GRADCHECK
+        return drs_cli_gradcheck(argc - 2, argv + 2);
+#else
+        return fail(EXIT_USAGE, "gradcheck is not built into this binary");
+#endif
+    }
     if (strcmp(cmd, "run") != 0)
         return fail(EXIT_USAGE, "unknown command '%s' (see dresample --help)", cmd);
     invocation *v = calloc(1, sizeof *v);
