@@ -114,6 +114,8 @@ typedef enum drs_param {
  * derivative at kinks, SPEC §3), keeping zero-weight taps whose derivative is
  * not zero. */
 drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float, drs_param param);
+/* Keys cubic weights (and d/dt) of taps floor(c)-1..floor(c)+2, t = c - floor(c). */
+void drs_cubic_taps(double a, double t, double w[4], double dwdt[4]);
 double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param);
 void drs_table_free(drs_table *t);
 /* Source coordinate of output o (before any clamping). Exposed for tests/backward. */
@@ -145,6 +147,11 @@ typedef struct drs_tables {
 drs_status drs_tables_build(const drs_plan *p, drs_tables *T, int want_float, int dpass,
                             drs_param param);
 void drs_tables_free(const drs_plan *p, drs_tables *T);
+
+/* Integer tensors through double scratch (parallel, n elements): load
+ * converts, store rounds per r and saturates (NaN -> 0). */
+void drs__load_as_double(const drs_tensor *x, double *dst, int64_t n);
+void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);

@@ -141,7 +141,7 @@ static void int_range(drs_dtype t, double *lo, double *hi)
     }
 }
 
-static void load_as_double(const drs_tensor *x, double *dst, int64_t n)
+void drs__load_as_double(const drs_tensor *x, double *dst, int64_t n)
 {
     const void *src = x->data;
 #define LOAD(T)                                                                                \
@@ -161,7 +161,7 @@ static void load_as_double(const drs_tensor *x, double *dst, int64_t n)
 #undef LOAD
 }
 
-static void store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r)
+void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r)
 {
     double lo, hi;
     int_range(y->dtype, &lo, &hi);
@@ -259,7 +259,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         goto done_free;
     }
     if (is_int)
-        load_as_double(x, src_d, nx);
+        drs__load_as_double(x, src_d, nx);
     {
         const void *cur = is_int ? (const void *)src_d : x->data;
         memcpy(shape, p->in_shape, sizeof shape);
@@ -289,7 +289,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             cur = dst;
         }
         if (is_int)
-            store_rounded((const double *)cur, y, ny,
+            drs__store_rounded((const double *)cur, y, ny,
                           p->round_each_pass ? DRS_ROUND_HALF_AWAY : p->rounding);
     }
 

@@ -280,6 +280,23 @@ static double keys_d(double a, double u)
     return 0.0;
 }
 
+/* The 1-D cubic tap primitive: Keys weights of the taps floor(c)-1 .. floor(c)+2
+ * at t = c - floor(c) in [0, 1), as ONNX-REF _cubic_coeffs and PyTorch
+ * get_cubic_upsample_coefficients write them, and their derivatives d/dt.
+ * Used by the resize tables and by GridSample (bicubic, tricubic). */
+void drs_cubic_taps(double a, double t, double w[4], double dwdt[4])
+{
+    const double r1 = t + 1.0, q = 1.0 - t, q1 = q + 1.0;
+    w[0] = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a;
+    w[1] = ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+    w[2] = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
+    w[3] = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a;
+    dwdt[0] = keys_d(a, r1);
+    dwdt[1] = keys_d(a, t);
+    dwdt[2] = -keys_d(a, q);
+    dwdt[3] = -keys_d(a, q1);
+}
+
 /* ONNX-REF window kernel (linear, cubic, with or without antialias) for one
  * output.  ONNX-REF uses the window kk-m+1 .. kk+m with kk = floor(c), or
  * kk = c-1 and ratio 1 when c is an integer; we always use kk = floor(c),
@@ -309,25 +326,10 @@ static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, 
                 w = (i == 0) ? 1.0 - ratio : ratio;
                 dw = (i == 0) ? -dc : dc;
             } else { /* the exact polynomials of ONNX-REF _cubic_coeffs */
-                const double r1 = ratio + 1.0, q = 1.0 - ratio, q1 = q + 1.0;
-                switch (i) {
-                case -1:
-                    w = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a;
-                    dw = keys_d(a, r1) * dc;
-                    break;
-                case 0:
-                    w = ((a + 2.0) * ratio - (a + 3.0)) * ratio * ratio + 1.0;
-                    dw = keys_d(a, ratio) * dc;
-                    break;
-                case 1:
-                    w = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
-                    dw = -keys_d(a, q) * dc;
-                    break;
-                default:
-                    w = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a;
-                    dw = -keys_d(a, q1) * dc;
-                    break;
-                }
+                double W4[4], D4[4];
+                drs_cubic_taps(a, ratio, W4, D4);
+                w = W4[i + 1];
+                dw = D4[i + 1] * dc;
             }
         } else {
             const double u = sc * ((double)i - ratio);

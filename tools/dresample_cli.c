@@ -37,7 +37,8 @@ typedef enum port_kind {
     PK_DATA,            /* the tensor being resampled: any dtype, rank >= 1 */
     PK_INT,             /* 1-D integer list -> int64 (sizes, axes, ...) */
     PK_FLOAT,           /* 1-D float list -> double (scales, roi) */
-    PK_SCALES_OR_SIZES  /* Interpolate-11: PK_FLOAT or PK_INT per shape_calculation_mode */
+    PK_SCALES_OR_SIZES, /* Interpolate-11: PK_FLOAT or PK_INT per shape_calculation_mode */
+    PK_GRID             /* GridSample: a float tensor, differentiable (grid_delta) */
 } port_kind;
 
 typedef enum port_req {
@@ -53,7 +54,7 @@ typedef struct port_def {
     port_req req;
 } port_def;
 
-typedef enum op_family { FAM_INTERPOLATE, FAM_RESIZE, FAM_TORCH, FAM_BACKPROP } op_family;
+typedef enum op_family { FAM_INTERPOLATE, FAM_RESIZE, FAM_TORCH, FAM_BACKPROP, FAM_GRID } op_family;
 
 typedef struct op_def {
     const char *name;
@@ -106,6 +107,15 @@ static const op_def ops[] = {
       {"sizes", PK_INT, REQ_IF_SIZES}, {"scales", PK_FLOAT, REQ_IF_SCALES},
       {"axes", PK_INT, REQ_NO}},
      {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "input_delta"},
+    /* OpenVINO GridSample-9 (seed 004) and ONNX GridSample-16/20/22 */
+    {"GridSample-9", FAM_GRID, 9, {{"data", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
+     {"align_corners", "mode", "padding_mode"}, {NULL}, "output"},
+    {"GridSample-16", FAM_GRID, 16, {{"X", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
+     {"align_corners", "mode", "padding_mode"}, {NULL}, "Y"},
+    {"GridSample-20", FAM_GRID, 20, {{"X", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
+     {"align_corners", "mode", "padding_mode"}, {NULL}, "Y"},
+    {"GridSample-22", FAM_GRID, 22, {{"X", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
+     {"align_corners", "mode", "padding_mode"}, {NULL}, "Y"},
 };
 #define NOPS ((int)(sizeof ops / sizeof ops[0]))
 
@@ -242,6 +252,8 @@ typedef struct invocation {
     int dy_loaded;
     drs_tensor dx;         /* data gradient, when requested */
     void *dxbuf;
+    drs_tensor dgrid;      /* GridSample grid gradient, when requested */
+    void *dgridbuf;
     double dparam[2][2 * DRS_MAX_RANK]; /* scales_delta, roi_delta */
     int nparam[2];
     drs_dtype param_dtype[2];
@@ -334,12 +346,12 @@ static int load_port(invocation *v, int i, port_kind kind, const char *path)
     const char *pname = v->op->in[i].name;
     input *in = &v->port[i];
     char err[256];
-    drs_status s = npy_load(path, kind == PK_DATA ? 0 : NPY_ALLOW_SCALAR, &in->arr, err,
+    drs_status s = npy_load(path, kind == PK_DATA || kind == PK_GRID ? 0 : NPY_ALLOW_SCALAR, &in->arr, err,
                             sizeof err);
     if (s != DRS_OK)
         return fail(EXIT_ERR, "input %s (%s): %s", pname, path, err);
     in->given = 1;
-    if (kind == PK_DATA)
+    if (kind == PK_DATA || kind == PK_GRID)
         return 0;
 
     const drs_tensor *t = &in->arr.t;
@@ -468,22 +480,28 @@ static const char *out_path(const invocation *v, const char *name)
     return NULL;
 }
 
-/* Allocates the data gradient (shape and dtype of the data) if requested. */
-static int alloc_dx(invocation *v, const char *name)
+/* Allocates a gradient shaped like the loaded tensor x if requested. */
+static int alloc_like(invocation *v, const char *name, const drs_tensor *x, drs_tensor *g,
+                      void **buf)
 {
     if (!out_path(v, name))
         return 0;
-    const drs_tensor *x = data_tensor(v);
-    v->dx = *x;
+    *g = *x;
     int64_t numel = 1, bytes;
     for (int i = 0; i < x->rank; i++)
-        numel *= x->shape[i]; /* the data was loaded, so its size is known to fit */
+        numel *= x->shape[i]; /* the tensor was loaded, so its size is known to fit */
     bytes = numel * (int64_t)drs_dtype_size(x->dtype);
-    v->dxbuf = malloc(bytes ? (size_t)bytes : 1);
-    if (!v->dxbuf)
+    *buf = malloc(bytes ? (size_t)bytes : 1);
+    if (!*buf)
         return fail(EXIT_ERR, "output %s: out of memory", name);
-    v->dx.data = v->dxbuf;
+    g->data = *buf;
     return 0;
+}
+
+/* Allocates the data gradient (shape and dtype of the data) if requested. */
+static int alloc_dx(invocation *v, const char *name)
+{
+    return alloc_like(v, name, data_tensor(v), &v->dx, &v->dxbuf);
 }
 
 /* Requested parameter gradient k (0 scales, 1 roi) of a port with n entries. */
@@ -697,6 +715,52 @@ static int run_torch(invocation *v)
     return s == DRS_OK ? 0 : fail_lib(s);
 }
 
+static int run_grid(invocation *v)
+{
+    drs_grid_sample_attrs a = drs_grid_sample_attrs_default(v->op->version);
+    int mode = (int)a.mode, pad = (int)a.padding_mode, rc;
+    const char *ms = attr_get(v, "mode");
+    /* each version accepts its own spelling only (9/16: bilinear, bicubic;
+     * 20/22: linear, cubic) */
+    if (ms && strcmp(ms, "nearest") != 0 &&
+        (drs_grid_mode_from_str(ms) < 0 ||
+         strcmp(ms, drs_grid_mode_str((drs_grid_mode)drs_grid_mode_from_str(ms),
+                                      v->op->version)) != 0))
+        return fail(EXIT_ERR, "attribute mode: unknown value '%s' for %s (use %s, %s or nearest)",
+                    ms, v->op->name, drs_grid_mode_str(DRS_GRID_BILINEAR, v->op->version),
+                    drs_grid_mode_str(DRS_GRID_BICUBIC, v->op->version));
+    if ((rc = attr_enum(v, "mode", drs_grid_mode_from_str, &mode)) ||
+        (rc = attr_enum(v, "padding_mode", drs_grid_padding_from_str, &pad)) ||
+        (rc = attr_bool(v, "align_corners", &a.align_corners)))
+        return rc;
+    a.mode = (drs_grid_mode)mode;
+    a.padding_mode = (drs_grid_padding)pad;
+    if ((rc = load_inputs(v, -1)))
+        return rc;
+    const drs_tensor *x = data_tensor(v), *g = &port(v, "grid")->arr.t;
+    drs_status s;
+    if (v->backward) {
+        char dxn[64];
+        delta_name(v->op->in[0].name, dxn, sizeof dxn);
+        if ((rc = load_output_delta(v)) || (rc = alloc_dx(v, dxn)) ||
+            (rc = alloc_like(v, "grid_delta", g, &v->dgrid, &v->dgridbuf)))
+            return rc;
+        s = drs_grid_sample_backward(out_path(v, dxn) ? &v->dx : NULL,
+                                     out_path(v, "grid_delta") ? &v->dgrid : NULL, &v->dy.t, x,
+                                     g, &a, DRS_GRAD_OVERWRITE);
+        return s == DRS_OK ? 0 : fail_lib(s);
+    }
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    s = drs_grid_sample_infer_shape(&a, x, g, &rank, shape);
+    if (s != DRS_OK)
+        return fail_lib(s);
+    if ((rc = alloc_output(v, x->dtype, rank, shape)))
+        return rc;
+    s = drs_grid_sample_forward(&v->y, x, g, &a);
+    return s == DRS_OK ? 0 : fail_lib(s);
+}
+
 /* Writes the requested gradients; each file is written through a temporary
  * and renamed, and all computation is finished before the first write. */
 static int save_gradients(invocation *v)
@@ -707,7 +771,9 @@ static int save_gradients(invocation *v)
         drs_tensor t;
         double *src = NULL;
         int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
-        if (k < 0) {
+        if (strcmp(name, "grid_delta") == 0) {
+            t = v->dgrid;
+        } else if (k < 0) {
             t = v->dx;
         } else {
             src = v->dparam[k];
@@ -804,7 +870,8 @@ static int check_signature(const invocation *v)
     } else {
         delta_name(op->in[0].name, allowed[na++], 64);
         for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
-            if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES)
+            if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES ||
+                op->in[k].kind == PK_GRID)
                 delta_name(op->in[k].name, allowed[na++], 64);
     }
     for (int i = 0; i < v->nout; i++) {
@@ -887,6 +954,7 @@ static int cmd_run(invocation *v, int argc, char **argv)
     case FAM_BACKPROP: rc = run_interpolate(v); break;
     case FAM_RESIZE: rc = run_resize(v); break;
     case FAM_TORCH: rc = run_torch(v); break;
+    case FAM_GRID: rc = run_grid(v); break;
     }
     if (rc)
         return rc;
@@ -909,6 +977,7 @@ static void invocation_free(invocation *v)
     }
     free(v->ybuf);
     free(v->dxbuf);
+    free(v->dgridbuf);
     if (v->dy_loaded)
         npy_free(&v->dy);
 }

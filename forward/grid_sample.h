@@ -1,0 +1,56 @@
+/* grid_sample.h — private: the GridSample plan and the per-point tap list
+ * shared by forward/grid_sample.c and backward/grid_sample_backward.c.
+ *
+ * Every spatial rank is handled as 3-D: a 4-D call [N,C,H,W] is viewed as
+ * [N,C,1,H,W] with a dummy depth axis of one tap, so there is one code path.
+ * Axis order inside the plan is the tensor's (D, H, W); the grid lists the
+ * coordinates innermost-first (x -> W, y -> H, z -> D), so grid component k
+ * drives plan axis 2 - k. */
+#ifndef DRS_GRID_SAMPLE_H
+#define DRS_GRID_SAMPLE_H
+
+#include "core.h"
+
+#define DRS_GS_MAX_TAPS 64 /* tricubic: 4 x 4 x 4 */
+
+typedef struct drs_gs_plan {
+    const char *op;          /* "GridSample-9", ... (messages) */
+    int version;
+    int S;                   /* spatial rank 1..3 */
+    drs_grid_mode mode;
+    drs_grid_padding pad;
+    int align;
+    int onnx;                /* ONNX reference semantics (cubic+border clamps the coordinate) */
+    int64_t N, C;
+    int64_t in[3];           /* D, H, W (leading 1s when S < 3) */
+    int64_t out[3];          /* Do, Ho, Wo */
+    int64_t P;               /* output points per image */
+    int64_t Q;               /* pixels per channel plane */
+    int out_rank;
+    int64_t out_shape[DRS_MAX_RANK];
+    int max_taps;            /* taps per point: 1, 2^S or 4^S */
+} drs_gs_plan;
+
+/* The taps of one output point: plane offsets, weights, and (want_grad) the
+ * derivative of each weight w.r.t. the source coordinate of each axis, plus
+ * the multiplier m[axis] = du/dg * kappa (0 for nearest and non-finite g). */
+typedef struct drs_gs_taps {
+    int n;
+    int64_t off[DRS_GS_MAX_TAPS];
+    double w[DRS_GS_MAX_TAPS];
+    double dw[3][DRS_GS_MAX_TAPS];
+    double m[3];
+} drs_gs_taps;
+
+/* Validates attrs, data and grid (all of SPEC §4 that concerns them) and
+ * fills the plan.  what: "forward" or "backward" for messages. */
+drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, const drs_tensor *data,
+                            const drs_tensor *grid);
+/* Reads grid point `pt` (flat over N * P) as doubles, innermost-first. */
+void drs_gs_read_point(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt, double g[3]);
+void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, drs_gs_taps *t);
+/* Checks a caller tensor against an expected dtype and shape. */
+drs_status drs_gs_check_like(const char *op, const char *name, const drs_tensor *t,
+                             drs_dtype dtype, int rank, const int64_t *shape);
+
+#endif
