@@ -1,0 +1,736 @@
+/* test_grid_sample.c — GridSample-9/16/20/22 by hand values, float64 finite
+ * differences and adjoints, exact gradient factors (border 0 at the edge,
+ * reflection sign flip), non-finite and huge grids, every rejection rule with
+ * canary outputs, and 1/2/4-thread bit equality of forward and backward.
+ * PyTorch and the ONNX backend data are checked in tests/conformance/. */
+#include <dresample.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_fail = 0, g_checks = 0;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        g_checks++;                                                                            \
+        if (!(cond)) {                                                                         \
+            g_fail++;                                                                          \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
+            printf(__VA_ARGS__);                                                               \
+            printf("\n");                                                                      \
+        }                                                                                      \
+    } while (0)
+
+#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
+
+static uint64_t g_seed = 0x9e3779b97f4a7c15ull;
+static double urand(void) /* [0, 1) */
+{
+    g_seed ^= g_seed << 13;
+    g_seed ^= g_seed >> 7;
+    g_seed ^= g_seed << 17;
+    return (double)(g_seed >> 11) / 9007199254740992.0;
+}
+
+static drs_grid_sample_attrs attrs(int version, drs_grid_mode m, drs_grid_padding p, int ac)
+{
+    drs_grid_sample_attrs a = drs_grid_sample_attrs_default(version);
+    a.mode = m;
+    a.padding_mode = p;
+    a.align_corners = ac;
+    return a;
+}
+
+static int64_t numel(const drs_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+/* Forward on f64 data [1,1,1,W] (or [1,1,H,W]) at grid points given as (x, y). */
+static double sample2d(const double *img, int64_t H, int64_t W, double gx, double gy,
+                       drs_grid_sample_attrs a)
+{
+    double grid[2] = {gx, gy}, out = -12345.0;
+    drs_tensor x = {DRS_F64, 4, {1, 1, H, W}, (void *)img};
+    drs_tensor g = {DRS_F64, 4, {1, 1, 1, 2}, grid};
+    drs_tensor y = {DRS_F64, 4, {1, 1, 1, 1}, &out};
+    drs_status s = drs_grid_sample_forward(&y, &x, &g, &a);
+    CHECK(s == DRS_OK, "sample2d: %s", drs_last_error());
+    return out;
+}
+
+/* g such that the denormalised coordinate is u on an axis of length L. */
+static double g_of_u(double u, int64_t L, int ac)
+{
+    return ac ? 2.0 * u / (double)(L - 1) - 1.0 : (2.0 * u + 1.0) / (double)L - 1.0;
+}
+
+/* Keys kernel, a = -0.75, and the interpolated value of f(k) = k at u. */
+static double keys_ref(double s)
+{
+    const double a = -0.75, t = fabs(s);
+    if (t <= 1.0)
+        return (a + 2.0) * t * t * t - (a + 3.0) * t * t + 1.0;
+    if (t < 2.0)
+        return a * t * t * t - 5.0 * a * t * t + 8.0 * a * t - 4.0 * a;
+    return 0.0;
+}
+static double keys_mean(double u)
+{
+    const double x0 = floor(u);
+    double v = 0.0;
+    for (int k = -1; k <= 2; k++)
+        v += keys_ref(u - (x0 + k)) * (x0 + k);
+    return v;
+}
+
+/* ------------------------------------------------------------ hand values */
+static void test_hand_values(void)
+{
+    const double row[4] = {1.0, 2.0, 4.0, 8.0};
+    const drs_grid_mode BL = DRS_GRID_BILINEAR, NN = DRS_GRID_NEAREST, BC = DRS_GRID_BICUBIC;
+    const drs_grid_padding Z = DRS_GRID_PAD_ZEROS, B = DRS_GRID_PAD_BORDER,
+                           R = DRS_GRID_PAD_REFLECTION;
+    /* denormalisation: align_corners=1 maps -1/+1 to pixel centres 0 and L-1 */
+    CHECK(NEAR(sample2d(row, 1, 4, -1.0, 0.0, attrs(9, BL, Z, 1)), 1.0, 1e-15), "ac -1");
+    CHECK(NEAR(sample2d(row, 1, 4, 1.0, 0.0, attrs(9, BL, Z, 1)), 8.0, 1e-15), "ac +1");
+    /* align_corners=0 maps -1 to the outer edge u=-0.5: zeros fade to half */
+    CHECK(NEAR(sample2d(row, 1, 4, -1.0, 0.0, attrs(9, BL, Z, 0)), 0.5, 1e-15), "edge fade");
+    CHECK(NEAR(sample2d(row, 1, 4, 1.0, 0.0, attrs(9, BL, Z, 0)), 4.0, 1e-15), "edge fade +");
+    CHECK(NEAR(sample2d(row, 1, 4, -1.0, 0.0, attrs(9, BL, B, 0)), 1.0, 1e-15), "border");
+    /* u = 1.25: 0.75*2 + 0.25*4 */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(1.25, 4, 0), 0.0, attrs(9, BL, Z, 0)), 2.5, 1e-14),
+          "bilinear interior");
+    /* |g| > 1 with zeros: outside entirely */
+    CHECK(sample2d(row, 1, 4, 1.6, 0.0, attrs(9, BL, Z, 0)) == 0.0, "outside");
+    /* reflection, align_corners=0, about -0.5 and 3.5: u = 4.25 -> 2.75 */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(4.25, 4, 0), 0.0, attrs(9, BL, R, 0)),
+               0.25 * 4.0 + 0.75 * 8.0, 1e-14),
+          "reflect once");
+    /* reflection, align_corners=1 about 0 and 3: u = -3.5 -> 3.5 -> 2.5 (spec's
+     * x = -3.5 example: two reflections) */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(-3.5, 4, 1), 0.0, attrs(9, BL, R, 1)), 6.0, 1e-14),
+          "reflect twice");
+    /* u = 7.25 with align_corners=1: period 6 -> 1.25 */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(7.25, 4, 1), 0.0, attrs(9, BL, R, 1)), 2.5, 1e-13),
+          "reflect period");
+    /* nearest ties round half to even: u = 0.5 -> 0, 1.5 -> 2, 2.5 -> 2 */
+    CHECK(sample2d(row, 1, 4, g_of_u(0.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 1.0, "tie 0.5");
+    CHECK(sample2d(row, 1, 4, g_of_u(1.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 1.5");
+    CHECK(sample2d(row, 1, 4, g_of_u(2.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 2.5");
+    /* nearest + reflection tie (notes §8.3 #2): align_corners=0, L=4, u=4.5
+     * (g=1.5): OpenVINO/ONNX round first (4) then reflect -> 3 (value 8);
+     * PyTorch would reflect first (2.5) and round to 2 (value 4).  Ours: 8. */
+    CHECK(sample2d(row, 1, 4, 1.5, 0.0, attrs(9, NN, R, 0)) == 8.0, "nearest reflect tie");
+    CHECK(sample2d(row, 1, 4, 1.5, 0.0, attrs(16, NN, R, 0)) == 8.0, "nearest reflect tie 16");
+    /* bicubic at an integer u is exact */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(2.0, 4, 0), 0.0, attrs(9, BC, Z, 0)), 4.0, 1e-14),
+          "bicubic integer");
+    /* bicubic at u = 1.5, a = -0.75: weights (-0.09375, 0.59375, 0.59375, -0.09375) */
+    CHECK(NEAR(sample2d(row, 1, 4, g_of_u(1.5, 4, 0), 0.0, attrs(9, BC, Z, 0)),
+               -0.09375 * 1 + 0.59375 * 2 + 0.59375 * 4 - 0.09375 * 8, 1e-14),
+          "bicubic half");
+    /* bicubic + border outside (notes §8.3 #3): align_corners=1, u = -0.5:
+     * OpenVINO/PyTorch clamp the taps -> 1.09375 x0 - 0.09375 x1; ONNX-REF
+     * clamps the coordinate -> x0. */
+    const double gm = g_of_u(-0.5, 4, 1);
+    CHECK(NEAR(sample2d(row, 1, 4, gm, 0.0, attrs(9, BC, B, 1)), 1.09375 * 1 - 0.09375 * 2,
+               1e-14),
+          "bicubic border OV");
+    CHECK(NEAR(sample2d(row, 1, 4, gm, 0.0, attrs(16, BC, B, 1)), 1.0, 1e-14),
+          "bicubic border ONNX");
+    CHECK(NEAR(sample2d(row, 1, 4, gm, 0.0, attrs(20, BC, B, 1)), 1.0, 1e-14),
+          "bicubic border ONNX 20");
+    /* L = 1 with align_corners=1 and reflection: index 0 (no division by 0) */
+    const double one = 5.0;
+    CHECK(sample2d(&one, 1, 1, 0.7, 0.0, attrs(16, BL, R, 1)) == 5.0, "L=1 reflection");
+    CHECK(sample2d(&one, 1, 1, 0.7, 0.0, attrs(16, NN, R, 1)) == 5.0, "L=1 reflection nn");
+    CHECK(sample2d(&one, 1, 1, 0.7, 0.0, attrs(16, BC, R, 1)) == 5.0, "L=1 reflection bc");
+    /* 2-D: y selects the row */
+    const double img[6] = {1, 2, 3, 10, 20, 30};
+    CHECK(NEAR(sample2d(img, 2, 3, 0.0, 1.0, attrs(9, BL, Z, 1)), 20.0, 1e-14), "2-D row");
+    CHECK(NEAR(sample2d(img, 2, 3, 0.0, 0.0, attrs(9, BL, Z, 1)), 11.0, 1e-14), "2-D centre");
+
+    /* 5-D: trilinear at the centre of a 2x2x2 cube is the mean; tricubic on a
+     * cube of a linear function reproduces it in the interior (Keys is exact on
+     * linear functions when all taps are inside) */
+    double cube[8], lin[64];
+    for (int i = 0; i < 8; i++)
+        cube[i] = (double)(i * i);
+    for (int z = 0; z < 4; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 4; x++)
+                lin[(z * 4 + y) * 4 + x] = 1.0 + 2.0 * x - 3.0 * y + 0.5 * z;
+    double gpt[3] = {0.0, 0.0, 0.0}, out = 0.0;
+    drs_tensor xc = {DRS_F64, 5, {1, 1, 2, 2, 2}, cube};
+    drs_tensor g5 = {DRS_F64, 5, {1, 1, 1, 1, 3}, gpt};
+    drs_tensor y5 = {DRS_F64, 5, {1, 1, 1, 1, 1}, &out};
+    drs_grid_sample_attrs a5 = attrs(20, BL, Z, 1);
+    CHECK(drs_grid_sample_forward(&y5, &xc, &g5, &a5) == DRS_OK, "%s", drs_last_error());
+    CHECK(NEAR(out, 140.0 / 8.0, 1e-13), "trilinear centre %g", out);
+    /* (x, y, z) = (1.5, 1.25, 1.75) in pixel units, align_corners=1, L=4 */
+    gpt[0] = g_of_u(1.5, 4, 1);
+    gpt[1] = g_of_u(1.25, 4, 1);
+    gpt[2] = g_of_u(1.75, 4, 1);
+    drs_tensor xl = {DRS_F64, 5, {1, 1, 4, 4, 4}, lin};
+    a5 = attrs(20, BC, Z, 1);
+    CHECK(drs_grid_sample_forward(&y5, &xl, &g5, &a5) == DRS_OK, "%s", drs_last_error());
+    /* Keys (a = -0.75) is not exact on linear functions off the half-pixel;
+     * the separable value is 1 + 2 I(1.5) - 3 I(1.25) + 0.5 I(1.75) with
+     * I(u) = sum_k keys(u - k) k over the four taps (written out here from
+     * the Keys formula, independent of the library) */
+    CHECK(NEAR(out, 1.0 + 2.0 * keys_mean(1.5) - 3.0 * keys_mean(1.25) + 0.5 * keys_mean(1.75),
+               1e-13),
+          "tricubic separable linear %g", out);
+    /* tricubic separable hand value: data = f(z) only (constant in x, y) at
+     * z = 1.5 -> the 1-D bicubic weights */
+    for (int z = 0; z < 4; z++)
+        for (int i = 0; i < 16; i++)
+            lin[z * 16 + i] = row[z];
+    gpt[2] = g_of_u(1.5, 4, 0);
+    a5 = attrs(22, BC, B, 0);
+    CHECK(drs_grid_sample_forward(&y5, &xl, &g5, &a5) == DRS_OK, "%s", drs_last_error());
+    CHECK(NEAR(out, -0.09375 * 1 + 0.59375 * 2 + 0.59375 * 4 - 0.09375 * 8, 1e-13),
+          "tricubic separable %g", out);
+}
+
+/* ------------------------------------------------------------ integer data */
+static void test_integer(void)
+{
+    /* u8 [1,1,1,2] = {0, 3}: bilinear at u = 0.5 -> 1.5 -> 2 (half to even);
+     * u = 0.25 -> 0.75 -> 1; i32 saturation is not reachable by convex
+     * weights, bicubic overshoot is: {0,255,255,0} at u=1.5... stays in range,
+     * so use {255, 0, 0, 255} at u = 0.5 with align_corners=1 (negative lobe) */
+    uint8_t x[2] = {0, 3}, y = 99;
+    float gr[2] = {0.0f, 0.0f};
+    drs_tensor xt = {DRS_U8, 4, {1, 1, 1, 2}, x};
+    drs_tensor gt = {DRS_F32, 4, {1, 1, 1, 2}, gr};
+    drs_tensor yt = {DRS_U8, 4, {1, 1, 1, 1}, &y};
+    drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 1);
+    CHECK(drs_grid_sample_forward(&yt, &xt, &gt, &a) == DRS_OK, "%s", drs_last_error());
+    CHECK(y == 2, "u8 half to even: got %d", y);
+    gr[0] = -0.5f; /* u = 0.25 */
+    CHECK(drs_grid_sample_forward(&yt, &xt, &gt, &a) == DRS_OK, "%s", drs_last_error());
+    CHECK(y == 1, "u8 0.75 -> 1: got %d", y);
+    uint8_t x4[4] = {0, 255, 255, 0};
+    drs_tensor x4t = {DRS_U8, 4, {1, 1, 1, 4}, x4};
+    a.mode = DRS_GRID_BICUBIC;
+    gr[0] = (float)g_of_u(1.5, 4, 1); /* 0.59375*510 - 0 = 302.8 -> saturates 255 */
+    CHECK(drs_grid_sample_forward(&yt, &x4t, &gt, &a) == DRS_OK, "%s", drs_last_error());
+    CHECK(y == 255, "u8 saturation: got %d", y);
+    int32_t xi[4] = {-7, 100, 1000, 5}, yi = 0;
+    drs_tensor xit = {DRS_I32, 4, {1, 1, 1, 4}, xi};
+    drs_tensor yit = {DRS_I32, 4, {1, 1, 1, 1}, &yi};
+    a.mode = DRS_GRID_BILINEAR;
+    gr[0] = (float)g_of_u(1.25, 4, 1); /* 0.75*100 + 0.25*1000 = 325 */
+    CHECK(drs_grid_sample_forward(&yit, &xit, &gt, &a) == DRS_OK, "%s", drs_last_error());
+    CHECK(yi == 325, "i32: got %d", yi);
+}
+
+/* ------------------------------------------------------------ gradients */
+typedef struct gcase {
+    int version, S;
+    drs_grid_mode mode;
+    drs_grid_padding pad;
+    int ac;
+} gcase;
+
+/* loss = <dy, y(x, g)>; returns it for finite differences */
+static double loss_of(const gcase *c, const drs_tensor *x, const drs_tensor *g, const double *dy,
+                      double *ybuf, int64_t ny)
+{
+    drs_grid_sample_attrs a = attrs(c->version, c->mode, c->pad, c->ac);
+    int r;
+    int64_t os[8];
+    drs_grid_sample_infer_shape(&a, x, g, &r, os);
+    drs_tensor y = {DRS_F64, r, {0}, ybuf};
+    memcpy(y.shape, os, sizeof os);
+    if (drs_grid_sample_forward(&y, x, g, &a) != DRS_OK)
+        return NAN;
+    double l = 0.0;
+    for (int64_t i = 0; i < ny; i++)
+        l += dy[i] * ybuf[i];
+    return l;
+}
+
+/* Distance (pixel units) from u to the nearest kink of the mode/padding. */
+static double kink_dist(double u, int64_t L, const gcase *c)
+{
+    double d = fabs(u - round(u)); /* integer taps (bilinear floor, cubic floor) */
+    if (c->mode == DRS_GRID_NEAREST)
+        d = fabs(fabs(u - floor(u)) - 0.5); /* rounding switch points */
+    /* clip / reflection switch points: 0, L-1, and (align 0) -0.5, L-0.5 */
+    const double pts[4] = {0.0, (double)(L - 1), -0.5, (double)L - 0.5};
+    for (int i = 0; i < 4; i++)
+        if (fabs(u - pts[i]) < d)
+            d = fabs(u - pts[i]);
+    return d;
+}
+
+static void test_fd(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    int nfd = 0, nadj = 0;
+    for (int S = 1; S <= 3; S++)
+        for (int mi = 0; mi < 3; mi++)
+            for (int pad = 0; pad < 3; pad++)
+                for (int ac = 0; ac < 2; ac++) {
+                    gcase c = {S == 2 ? 9 : 20, S, modes[mi], (drs_grid_padding)pad, ac};
+                    const int64_t N = 2, C = 2, L[3] = {5, 4, 3}, Lo[3] = {3, 2, 4};
+                    drs_tensor x = {DRS_F64, S + 2, {N, C}, NULL};
+                    drs_tensor g = {DRS_F64, S + 2, {N}, NULL};
+                    for (int k = 0; k < S; k++) {
+                        x.shape[2 + k] = L[k];
+                        g.shape[1 + k] = Lo[k];
+                    }
+                    g.shape[S + 1] = S;
+                    const int64_t nx = numel(&x), ng = numel(&g), ny = ng / S * C;
+                    double *xb = malloc(sizeof(double) * (size_t)nx);
+                    double *gb = malloc(sizeof(double) * (size_t)ng);
+                    double *dy = malloc(sizeof(double) * (size_t)ny);
+                    double *yb = malloc(sizeof(double) * (size_t)ny);
+                    double *dx = malloc(sizeof(double) * (size_t)nx);
+                    double *dg = malloc(sizeof(double) * (size_t)ng);
+                    double *xs = malloc(sizeof(double) * (size_t)nx);
+                    for (int64_t i = 0; i < nx; i++)
+                        xb[i] = 2.0 * urand() - 1.0;
+                    for (int64_t i = 0; i < ny; i++)
+                        dy[i] = 2.0 * urand() - 1.0;
+                    /* grid points in [-1.7, 1.7], kept 1e-3 px away from kinks */
+                    for (int64_t i = 0; i < ng; i++) {
+                        const int k = (int)(i % S);
+                        const int64_t Lk = L[S - 1 - k]; /* component k -> axis S-1-k */
+                        double v;
+                        do {
+                            v = 3.4 * urand() - 1.7;
+                        } while (kink_dist(ac ? (v + 1) / 2 * (Lk - 1) : ((v + 1) * Lk - 1) / 2,
+                                           Lk, &c) < 1e-3);
+                        gb[i] = v;
+                    }
+                    x.data = xb;
+                    g.data = gb;
+                    drs_tensor tdx = x, tdg = g, tdy;
+                    tdx.data = dx;
+                    tdg.data = dg;
+                    tdy.dtype = DRS_F64;
+                    tdy.rank = S + 2;
+                    tdy.shape[0] = N;
+                    tdy.shape[1] = C;
+                    for (int k = 0; k < S; k++)
+                        tdy.shape[2 + k] = Lo[k];
+                    tdy.data = dy;
+                    drs_grid_sample_attrs a = attrs(c.version, c.mode, c.pad, c.ac);
+                    drs_status s =
+                        drs_grid_sample_backward(&tdx, &tdg, &tdy, &x, &g, &a, DRS_GRAD_OVERWRITE);
+                    CHECK(s == DRS_OK, "backward: %s", drs_last_error());
+                    /* adjoint: <F x, dy> = <x, F^T dy> (the loss is linear in x) */
+                    const double l0 = loss_of(&c, &x, &g, dy, yb, ny);
+                    double ip = 0.0;
+                    for (int64_t i = 0; i < nx; i++)
+                        ip += xb[i] * dx[i];
+                    CHECK(NEAR(l0, ip, 1e-12 * (1.0 + fabs(l0))),
+                          "adjoint S=%d mode=%d pad=%d ac=%d: %.17g vs %.17g", S, mi, pad, ac,
+                          l0, ip);
+                    nadj++;
+                    /* grid gradient: central differences, h = 1e-6 */
+                    const double h = 1e-6;
+                    double worst = 0.0;
+                    for (int64_t i = 0; i < ng; i++) {
+                        const double keep = gb[i];
+                        gb[i] = keep + h;
+                        const double lp = loss_of(&c, &x, &g, dy, yb, ny);
+                        gb[i] = keep - h;
+                        const double lm = loss_of(&c, &x, &g, dy, yb, ny);
+                        gb[i] = keep;
+                        const double fd = (lp - lm) / (2.0 * h);
+                        const double e = fabs(fd - dg[i]);
+                        if (e > worst)
+                            worst = e;
+                        if (c.mode == DRS_GRID_NEAREST)
+                            CHECK(dg[i] == 0.0, "nearest grid gradient must be 0, got %g", dg[i]);
+                    }
+                    CHECK(worst < 1e-6, "grid FD S=%d mode=%d pad=%d ac=%d: worst %g", S, mi,
+                          pad, ac, worst);
+                    nfd++;
+                    /* accumulate mode adds exactly once more */
+                    memcpy(xs, dx, sizeof(double) * (size_t)nx);
+                    s = drs_grid_sample_backward(&tdx, NULL, &tdy, &x, &g, &a,
+                                                 DRS_GRAD_ACCUMULATE);
+                    int acc_ok = s == DRS_OK;
+                    for (int64_t i = 0; i < nx && acc_ok; i++)
+                        acc_ok = NEAR(dx[i], 2.0 * xs[i], 1e-14 * (1 + fabs(xs[i])));
+                    CHECK(acc_ok, "accumulate S=%d mode=%d pad=%d", S, mi, pad);
+                    free(xb), free(gb), free(dy), free(yb), free(dx), free(dg), free(xs);
+                }
+    printf("  finite differences: %d grid-gradient cases, %d adjoint cases\n", nfd, nadj);
+}
+
+/* Exact factors of the PyTorch rules at special points (notes §7.5, §9 item 24). */
+static double grid_grad_1pt(const double *img, int64_t W, double gx, drs_grid_sample_attrs a)
+{
+    double grid[2] = {gx, 0.0}, dg[2] = {-7, -7}, dy = 1.0;
+    drs_tensor x = {DRS_F64, 4, {1, 1, 1, W}, (void *)img};
+    drs_tensor g = {DRS_F64, 4, {1, 1, 1, 2}, grid};
+    drs_tensor tdy = {DRS_F64, 4, {1, 1, 1, 1}, &dy};
+    drs_tensor tdg = {DRS_F64, 4, {1, 1, 1, 2}, dg};
+    CHECK(drs_grid_sample_backward(NULL, &tdg, &tdy, &x, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "%s", drs_last_error());
+    return dg[0];
+}
+
+static void test_grad_factors(void)
+{
+    const double row[4] = {1.0, 2.0, 4.0, 8.0};
+    drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_BORDER, 1);
+    /* border: kappa = 0 exactly at u = 0 and u = L-1, and beyond */
+    CHECK(grid_grad_1pt(row, 4, -1.0, a) == 0.0, "border kappa at u=0");
+    CHECK(grid_grad_1pt(row, 4, 1.0, a) == 0.0, "border kappa at u=L-1");
+    CHECK(grid_grad_1pt(row, 4, 1.3, a) == 0.0, "border kappa beyond");
+    /* inside: slope (x2 - x1) * du/dg = 2 * 1.5 at u = 1.25 */
+    CHECK(NEAR(grid_grad_1pt(row, 4, g_of_u(1.25, 4, 1), a), 3.0, 1e-14), "border inside");
+    /* reflection flips the sign: u = 4.25 (align 0) reflects to 2.75 where the
+     * slope is +4; d u'/du = -1, du/dg = 2 -> -8 */
+    a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_REFLECTION, 0);
+    CHECK(NEAR(grid_grad_1pt(row, 4, g_of_u(4.25, 4, 0), a), -8.0, 1e-13), "reflection flip");
+    /* two reflections (u = -4.75 -> 3.75 -> clipped to 3): kappa_clip 0 */
+    CHECK(grid_grad_1pt(row, 4, g_of_u(-4.75, 4, 0), a) == 0.0, "reflection clip");
+    /* u = -1.75 (align 0) reflects about -0.5 to 0.75: slope +1, sign -1, du/dg 2 */
+    CHECK(NEAR(grid_grad_1pt(row, 4, g_of_u(-1.75, 4, 0), a), -2.0, 1e-13),
+          "reflection flip left");
+    /* bicubic has no padding factor: border far outside -> taps all on the edge,
+     * derivative sum 0 */
+    a = attrs(9, DRS_GRID_BICUBIC, DRS_GRID_PAD_BORDER, 0);
+    CHECK(fabs(grid_grad_1pt(row, 4, 3.0, a)) < 1e-12, "bicubic border far");
+    /* ... but next to the edge it is not zero (PyTorch: no kappa) */
+    CHECK(fabs(grid_grad_1pt(row, 4, g_of_u(-0.25, 4, 0), a)) > 0.1, "bicubic border near");
+    /* nearest: 0 */
+    a = attrs(9, DRS_GRID_NEAREST, DRS_GRID_PAD_ZEROS, 0);
+    CHECK(grid_grad_1pt(row, 4, 0.1, a) == 0.0, "nearest grid gradient");
+
+    /* many grid points on one pixel: data gradient sums them (in point order) */
+    double img[4] = {0}, grid[2 * 5], dy[5] = {1, 2, 3, 4, 5}, dx[4];
+    for (int i = 0; i < 5; i++) {
+        grid[2 * i] = g_of_u(2.0, 4, 1);
+        grid[2 * i + 1] = 0.0;
+    }
+    drs_tensor x = {DRS_F64, 4, {1, 1, 1, 4}, img};
+    drs_tensor g = {DRS_F64, 4, {1, 1, 5, 2}, grid};
+    drs_tensor tdy = {DRS_F64, 4, {1, 1, 1, 5}, dy};
+    drs_tensor tdx = {DRS_F64, 4, {1, 1, 1, 4}, dx};
+    g.shape[1] = 1;
+    g.shape[2] = 5;
+    for (int m = 0; m < 3; m++) {
+        a = attrs(9, (drs_grid_mode)m, DRS_GRID_PAD_ZEROS, 1);
+        CHECK(drs_grid_sample_backward(&tdx, NULL, &tdy, &x, &g, &a, DRS_GRAD_OVERWRITE) ==
+                  DRS_OK,
+              "%s", drs_last_error());
+        CHECK(NEAR(dx[2], 15.0, 1e-14) && NEAR(dx[0] + dx[1] + dx[3], 0.0, 1e-14),
+              "many-to-one mode %d: %g %g %g %g", m, dx[0], dx[1], dx[2], dx[3]);
+    }
+    /* border cubic: taps clamped onto pixel 0 add there (add_value_bounded) */
+    a = attrs(9, DRS_GRID_BICUBIC, DRS_GRID_PAD_BORDER, 1);
+    grid[0] = g_of_u(0.0, 4, 1);
+    g.shape[2] = 1;
+    tdy.shape[3] = 1;
+    dy[0] = 1.0;
+    CHECK(drs_grid_sample_backward(&tdx, NULL, &tdy, &x, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "%s", drs_last_error());
+    CHECK(NEAR(dx[0], 1.0, 1e-15) && dx[1] == 0.0, "border cubic at the edge: %g %g", dx[0],
+          dx[1]);
+}
+
+/* ------------------------------------------------------------ non-finite */
+static void test_nonfinite(void)
+{
+    const double row[4] = {1.0, 2.0, 4.0, 8.0};
+    const double vals[7] = {NAN, INFINITY, -INFINITY, 1e38, -1e38, 3e38, 1e308};
+    for (int m = 0; m < 3; m++)
+        for (int pad = 0; pad < 3; pad++)
+            for (int ac = 0; ac < 2; ac++)
+                for (int v = 0; v < 7; v++) {
+                    drs_grid_sample_attrs a =
+                        attrs(9, (drs_grid_mode)m, (drs_grid_padding)pad, ac);
+                    const double y = sample2d(row, 1, 4, vals[v], 0.0, a);
+                    CHECK(isfinite(y), "non-finite grid %g mode %d pad %d: y = %g", vals[v], m,
+                          pad, y);
+                    if (pad == DRS_GRID_PAD_ZEROS && v < 3)
+                        CHECK(y == 0.0, "zeros + %g: %g", vals[v], y);
+                    if (pad != DRS_GRID_PAD_ZEROS && v == 0)
+                        CHECK(y == 1.0, "NaN samples coordinate 0: %g", y);
+                    if (pad != DRS_GRID_PAD_ZEROS && v == 1)
+                        CHECK(y == 8.0, "+inf clamps to the last pixel: %g", y);
+                    if (pad != DRS_GRID_PAD_ZEROS && v == 2)
+                        CHECK(y == 1.0, "-inf clamps to the first pixel: %g", y);
+                    if (pad == DRS_GRID_PAD_BORDER && v >= 3)
+                        CHECK(NEAR(y, vals[v] > 0 ? 8.0 : 1.0, 1e-12), "border huge: %g", y);
+                    if (v < 3)
+                        CHECK(grid_grad_1pt(row, 4, vals[v], a) == 0.0,
+                              "non-finite grid gradient");
+                    else
+                        CHECK(isfinite(grid_grad_1pt(row, 4, vals[v], a)), "huge grid gradient");
+                }
+    /* f32 grids with NaN and huge values through the 5-D path */
+    float g5[3] = {NAN, 3e38f, -INFINITY};
+    double cube[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out = -1;
+    drs_tensor x = {DRS_F64, 5, {1, 1, 2, 2, 2}, cube};
+    drs_tensor g = {DRS_F32, 5, {1, 1, 1, 1, 3}, g5};
+    drs_tensor y = {DRS_F64, 5, {1, 1, 1, 1, 1}, &out};
+    for (int m = 0; m < 3; m++)
+        for (int pad = 0; pad < 3; pad++) {
+            drs_grid_sample_attrs a = attrs(22, (drs_grid_mode)m, (drs_grid_padding)pad, 0);
+            CHECK(drs_grid_sample_forward(&y, &x, &g, &a) == DRS_OK, "%s", drs_last_error());
+            CHECK(isfinite(out), "5-D non-finite: %g", out);
+        }
+}
+
+/* ------------------------------------------------------------ errors */
+static void expect_err(drs_status got, drs_status want, const char *needle, const char *what)
+{
+    CHECK(got == want, "%s: status %d, want %d (%s)", what, got, want, drs_last_error());
+    CHECK(strstr(drs_last_error(), needle) != NULL, "%s: message '%s' lacks '%s'", what,
+          drs_last_error(), needle);
+}
+
+static void test_errors(void)
+{
+    double xb[2 * 3 * 4 * 5], gb[2 * 2 * 3 * 2], yb[2 * 3 * 2 * 3], dyb[2 * 3 * 2 * 3];
+    double dxb[2 * 3 * 4 * 5], dgb[2 * 2 * 3 * 2];
+    memset(xb, 0, sizeof xb);
+    memset(gb, 0, sizeof gb);
+    memset(dyb, 0, sizeof dyb);
+    drs_tensor x = {DRS_F64, 4, {2, 3, 4, 5}, xb};
+    drs_tensor g = {DRS_F64, 4, {2, 2, 3, 2}, gb};
+    drs_tensor y = {DRS_F64, 4, {2, 3, 2, 3}, yb};
+    drs_tensor dy = {DRS_F64, 4, {2, 3, 2, 3}, dyb};
+    drs_tensor dx = {DRS_F64, 4, {2, 3, 4, 5}, dxb};
+    drs_tensor dg = {DRS_F64, 4, {2, 2, 3, 2}, dgb};
+    const unsigned char canary = 0xA5;
+    struct {
+        const char *what;
+        int field; /* which thing to break */
+        drs_status want;
+        const char *needle;
+    } cases[] = {
+        {"version", 0, DRS_ERR_INVALID_ARGUMENT, "version must be 9, 16, 20 or 22, got 11"},
+        {"mode", 1, DRS_ERR_INVALID_ARGUMENT, "mode must be 0..2, got 7"},
+        {"padding", 2, DRS_ERR_INVALID_ARGUMENT, "padding_mode must be 0..2, got -1"},
+        {"align_corners", 3, DRS_ERR_INVALID_ARGUMENT, "align_corners must be 0 or 1, got 2"},
+        {"N mismatch", 4, DRS_ERR_SHAPE, "grid shape[0] (N) must be 2 (data's), got 3"},
+        {"last dim", 5, DRS_ERR_SHAPE, "grid shape[3] must be 2 (the spatial rank), got 3"},
+        {"grid dtype", 6, DRS_ERR_INVALID_ARGUMENT, "grid dtype must be f32 or f64, got i32"},
+        {"rank 9", 7, DRS_ERR_SHAPE, "data must be 4-D"},
+        {"grid rank", 8, DRS_ERR_SHAPE, "grid rank must equal data rank 4, got 3"},
+        {"output shape", 9, DRS_ERR_SHAPE, "output shape[3] must be 3, got 4"},
+        {"output dtype", 10, DRS_ERR_INVALID_ARGUMENT, "output dtype must be f64, got f32"},
+        {"negative", 11, DRS_ERR_SHAPE, "grid shape[1] must be >= 0, got -2"},
+        {"overflow", 12, DRS_ERR_OVERFLOW, "element count overflows"},
+        {"empty data, nonempty out", 13, DRS_ERR_SHAPE, "data spatial axes must be non-empty"},
+        {"NULL data", 14, DRS_ERR_INVALID_ARGUMENT, "data is NULL"},
+        {"overlap", 15, DRS_ERR_INVALID_ARGUMENT, "output overlaps an input"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
+        drs_tensor xx = x, gg = g, yy = y;
+        switch (cases[i].field) {
+        case 0: a.version = 11; break;
+        case 1: a.mode = (drs_grid_mode)7; break;
+        case 2: a.padding_mode = (drs_grid_padding)-1; break;
+        case 3: a.align_corners = 2; break;
+        case 4: gg.shape[0] = 3; break;
+        case 5: gg.shape[3] = 3; break;
+        case 6: gg.dtype = DRS_I32; break;
+        case 7: xx.rank = 5; xx.shape[4] = 1; gg.rank = 5; gg.shape[4] = 3; break;
+        case 8: gg.rank = 3; break;
+        case 9: yy.shape[3] = 4; break;
+        case 10: yy.dtype = DRS_F32; break;
+        case 11: gg.shape[1] = -2; break;
+        case 12: xx.shape[2] = INT64_MAX / 2; xx.shape[3] = 4; break;
+        case 13: xx.shape[2] = 0; break;
+        case 14: xx.data = NULL; break;
+        case 15: yy.data = xb; break;
+        }
+        memset(yb, canary, sizeof yb);
+        memset(xb, 0, sizeof xb);
+        expect_err(drs_grid_sample_forward(&yy, &xx, &gg, &a), cases[i].want, cases[i].needle,
+                   cases[i].what);
+        int untouched = 1;
+        if (cases[i].field != 15)
+            for (size_t k = 0; k < sizeof yb; k++)
+                untouched &= ((unsigned char *)yb)[k] == canary;
+        CHECK(untouched, "%s: output written on error", cases[i].what);
+    }
+    /* backward rejections: gradients untouched */
+    struct {
+        const char *what;
+        int field;
+        drs_status want;
+        const char *needle;
+    } bc[] = {
+        {"dy shape", 0, DRS_ERR_SHAPE, "output_delta shape[2] must be 2, got 3"},
+        {"dy dtype", 1, DRS_ERR_INVALID_ARGUMENT, "output_delta dtype must be f64, got f32"},
+        {"dx shape", 2, DRS_ERR_SHAPE, "data_delta shape[1] must be 3, got 1"},
+        {"dg dtype", 3, DRS_ERR_INVALID_ARGUMENT, "grid_delta dtype must be f64, got f32"},
+        {"int data", 4, DRS_ERR_UNSUPPORTED, "gradients need f32 or f64 data, got i32"},
+        {"grad mode", 5, DRS_ERR_INVALID_ARGUMENT, "mode must be 0 or 1, got 3"},
+        {"dx overlaps dy", 6, DRS_ERR_INVALID_ARGUMENT, "overlaps an input"},
+        {"dx overlaps dg", 7, DRS_ERR_INVALID_ARGUMENT, "data_delta and grid_delta overlap"},
+        {"grid last dim", 8, DRS_ERR_SHAPE, "grid shape[3] must be 2"},
+    };
+    for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
+        drs_grid_sample_attrs a = attrs(9, DRS_GRID_BICUBIC, DRS_GRID_PAD_BORDER, 1);
+        drs_tensor xx = x, gg = g, ddy = dy, ddx = dx, ddg = dg;
+        drs_grad_mode gm = DRS_GRAD_OVERWRITE;
+        switch (bc[i].field) {
+        case 0: ddy.shape[2] = 3; break;
+        case 1: ddy.dtype = DRS_F32; break;
+        case 2: ddx.shape[1] = 1; break;
+        case 3: ddg.dtype = DRS_F32; break;
+        case 4: xx.dtype = DRS_I32; break;
+        case 5: gm = (drs_grad_mode)3; break;
+        case 6: ddx.data = dyb; break; /* dx (120 doubles) over dy: rejected before any write */
+        case 7: ddg.data = dxb; break;
+        case 8: gg.shape[3] = 1; ddg.shape[3] = 1; break;
+        }
+        memset(dxb, canary, sizeof dxb);
+        memset(dgb, canary, sizeof dgb);
+        unsigned char dysave[sizeof dyb];
+        memcpy(dysave, dyb, sizeof dyb);
+        expect_err(drs_grid_sample_backward(&ddx, &ddg, &ddy, &xx, &gg, &a, gm), bc[i].want,
+                   bc[i].needle, bc[i].what);
+        int untouched = memcmp(dysave, dyb, sizeof dyb) == 0;
+        for (size_t k = 0; k < sizeof dxb; k++)
+            untouched &= ((unsigned char *)dxb)[k] == canary;
+        for (size_t k = 0; k < sizeof dgb; k++)
+            untouched &= ((unsigned char *)dgb)[k] == canary;
+        CHECK(untouched, "%s: gradient written on error", bc[i].what);
+    }
+    /* ONNX 20 rank 6 is unsupported (3 spatial axes at most); rank 2 a shape error */
+    drs_tensor x6 = {DRS_F64, 6, {1, 1, 1, 1, 1, 1}, xb}, g6 = {DRS_F64, 6, {1, 1, 1, 1, 1, 4}, gb};
+    drs_grid_sample_attrs a20 = attrs(20, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
+    int r;
+    int64_t os[8];
+    expect_err(drs_grid_sample_infer_shape(&a20, &x6, &g6, &r, os), DRS_ERR_UNSUPPORTED,
+               "data rank must be 3, 4 or 5", "rank 6");
+    drs_tensor x2 = {DRS_F64, 2, {1, 1}, xb}, g2 = {DRS_F64, 2, {1, 0}, gb};
+    expect_err(drs_grid_sample_infer_shape(&a20, &x2, &g2, &r, os), DRS_ERR_SHAPE,
+               "data rank must be 3, 4 or 5", "rank 2");
+    /* GridSample-16 is 4-D only */
+    drs_grid_sample_attrs a16 = attrs(16, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
+    drs_tensor x5 = {DRS_F64, 5, {1, 1, 1, 1, 1}, xb}, g5 = {DRS_F64, 5, {1, 1, 1, 1, 3}, gb};
+    expect_err(drs_grid_sample_infer_shape(&a16, &x5, &g5, &r, os), DRS_ERR_SHAPE,
+               "data must be 4-D", "16 5-D");
+
+    /* empty outputs are valid: Ho = 0, N = 0, C = 0 (with huge other sizes) */
+    drs_grid_sample_attrs a = attrs(9, DRS_GRID_BICUBIC, DRS_GRID_PAD_REFLECTION, 0);
+    drs_tensor ge = g, ye = y;
+    ge.shape[1] = 0;
+    ye.shape[2] = 0;
+    CHECK(drs_grid_sample_forward(&ye, &x, &ge, &a) == DRS_OK, "Ho=0: %s", drs_last_error());
+    drs_tensor xn = {DRS_F64, 4, {0, 3, 1000000000, 1000000000}, NULL};
+    drs_tensor gn = {DRS_F64, 4, {0, 100000, 100000, 2}, NULL};
+    drs_tensor yn = {DRS_F64, 4, {0, 3, 100000, 100000}, NULL};
+    CHECK(drs_grid_sample_forward(&yn, &xn, &gn, &a) == DRS_OK, "N=0: %s", drs_last_error());
+    drs_tensor dyn = yn, dxn = xn, dgn = gn;
+    CHECK(drs_grid_sample_backward(&dxn, &dgn, &dyn, &xn, &gn, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "N=0 backward: %s", drs_last_error());
+    /* C = 0: grid_delta is all zeros (no channel contributes) */
+    double gz[2 * 2 * 3 * 2];
+    memset(gz, 0x7f, sizeof gz);
+    drs_tensor xc0 = {DRS_F64, 4, {2, 0, 4, 5}, NULL}, yc0 = {DRS_F64, 4, {2, 0, 2, 3}, NULL};
+    drs_tensor gz_t = {DRS_F64, 4, {2, 2, 3, 2}, gz};
+    CHECK(drs_grid_sample_backward(NULL, &gz_t, &yc0, &xc0, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "C=0 backward: %s", drs_last_error());
+    int zero = 1;
+    for (int i = 0; i < 12; i++)
+        zero &= gz[i] == 0.0;
+    CHECK(zero, "C=0: grid_delta zeros");
+}
+
+/* ------------------------------------------------------------ threads */
+static void test_threads(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    int ncases = 0;
+    for (int S = 2; S <= 3; S++)
+        for (int mi = 0; mi < 3; mi++)
+            for (int pad = 0; pad < 3; pad++)
+                for (int dt = 0; dt < 2; dt++) {
+                    const drs_dtype T = dt ? DRS_F64 : DRS_F32;
+                    const size_t es = drs_dtype_size(T);
+                    /* N = 1, C = 2: the parallel path must not depend on N */
+                    drs_tensor x = {T, S + 2, {1, 2}, NULL}, g = {T, S + 2, {1}, NULL};
+                    const int64_t Lin = S == 2 ? 61 : 13, Lout = S == 2 ? 97 : 17;
+                    for (int k = 0; k < S; k++) {
+                        x.shape[2 + k] = Lin;
+                        g.shape[1 + k] = Lout;
+                    }
+                    g.shape[S + 1] = S;
+                    const int64_t nx = numel(&x), ng = numel(&g), ny = ng / S * 2;
+                    unsigned char *xb = malloc((size_t)nx * es), *gb = malloc((size_t)ng * es);
+                    unsigned char *dyb = malloc((size_t)ny * es);
+                    unsigned char *res[3][3];
+                    for (int64_t i = 0; i < nx; i++) {
+                        const double v = 2 * urand() - 1;
+                        if (dt) ((double *)xb)[i] = v; else ((float *)xb)[i] = (float)v;
+                    }
+                    for (int64_t i = 0; i < ng; i++) { /* an affine-ish grid + noise */
+                        const double v = 2.4 * urand() - 1.2;
+                        if (dt) ((double *)gb)[i] = v; else ((float *)gb)[i] = (float)v;
+                    }
+                    for (int64_t i = 0; i < ny; i++) {
+                        const double v = 2 * urand() - 1;
+                        if (dt) ((double *)dyb)[i] = v; else ((float *)dyb)[i] = (float)v;
+                    }
+                    x.data = xb;
+                    g.data = gb;
+                    drs_grid_sample_attrs a = attrs(S == 2 ? 9 : 20, modes[mi], (drs_grid_padding)pad, pad == 1);
+                    const int threads[3] = {1, 2, 4};
+                    for (int t = 0; t < 3; t++) {
+                        drs_set_num_threads(threads[t]);
+                        res[t][0] = malloc((size_t)ny * es);
+                        res[t][1] = malloc((size_t)nx * es);
+                        res[t][2] = malloc((size_t)ng * es);
+                        drs_tensor y = {T, S + 2, {1, 2}, res[t][0]};
+                        for (int k = 0; k < S; k++)
+                            y.shape[2 + k] = Lout;
+                        drs_tensor dy = y;
+                        dy.data = dyb;
+                        drs_tensor dx = x, dg = g;
+                        dx.data = res[t][1];
+                        dg.data = res[t][2];
+                        CHECK(drs_grid_sample_forward(&y, &x, &g, &a) == DRS_OK, "%s", drs_last_error());
+                        CHECK(drs_grid_sample_backward(&dx, &dg, &dy, &x, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+                              "%s", drs_last_error());
+                    }
+                    for (int t = 1; t < 3; t++) {
+                        CHECK(memcmp(res[0][0], res[t][0], (size_t)ny * es) == 0, "threads fwd S=%d m=%d p=%d t=%d", S, mi, pad, threads[t]);
+                        CHECK(memcmp(res[0][1], res[t][1], (size_t)nx * es) == 0, "threads dx S=%d m=%d p=%d t=%d", S, mi, pad, threads[t]);
+                        CHECK(memcmp(res[0][2], res[t][2], (size_t)ng * es) == 0, "threads dg S=%d m=%d p=%d t=%d", S, mi, pad, threads[t]);
+                    }
+                    for (int t = 0; t < 3; t++)
+                        for (int k = 0; k < 3; k++)
+                            free(res[t][k]);
+                    free(xb), free(gb), free(dyb);
+                    ncases++;
+                }
+    drs_set_num_threads(2);
+    printf("  threads: %d configurations bitwise equal at 1/2/4 threads\n", ncases);
+}
+
+int main(void)
+{
+    test_hand_values();
+    test_integer();
+    test_fd();
+    test_grad_factors();
+    test_nonfinite();
+    test_errors();
+    test_threads();
+    printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}
