@@ -305,6 +305,44 @@ def backward():
                                            "--out", f"roi_delta={dx}"], None, "roi")
 
 
+def grid_sample():
+    """GridSample through the CLI: hand values, gradients, per-version mode names."""
+    x = save("gx.npy", np.array([[[[1, 2, 4, 8]]]], np.float64))
+    g = save("gg.npy", np.array([[[[-1 / 3, 0.0], [1.0, 0.0]]]], np.float64))  # u = 1, 3 (align 1)
+    y = path("gy.npy")
+    ok("GridSample-9 bilinear align_corners", ["run", "GridSample-9", "--attr", "align_corners=1",
+                                               "--in", f"data={x}", "--in", f"grid={g}", "--out", f"output={y}"],
+       y, [[[[2.0, 8.0]]]])
+    ok("GridSample-20 linear", ["run", "GridSample-20", "--attr", "mode=linear", "--attr", "align_corners=1",
+                                "--in", f"X={x}", "--in", f"grid={g}", "--out", f"Y={y}"], y, [[[[2.0, 8.0]]]])
+    g2 = save("gg2.npy", np.array([[[[1.5, 0.0]]]], np.float64))  # align 0, u = 4.5: round first -> 4 -> 3
+    ok("GridSample-16 nearest reflection tie", ["run", "GridSample-16", "--attr", "mode=nearest",
+                                                 "--attr", "padding_mode=reflection", "--in", f"X={x}",
+                                                 "--in", f"grid={g2}", "--out", f"Y={y}"], y, [[[[8.0]]]])
+    dy = save("gdy.npy", np.array([[[[1.0, 1.0]]]], np.float64))
+    dx, dg = path("gdx.npy"), path("gdg.npy")
+    base = ["run", "GridSample-9", "--attr", "align_corners=1", "--in", f"data={x}", "--in", f"grid={g}",
+            "--backward", "--in", f"output_delta={dy}"]
+    # u = 1 (kink: right derivative, slope x2 - x1 = 2, du/dg = 1.5) and u = 3 = L-1 (zeros: slope -x3... taps (3) only)
+    ok("GridSample-9 backward data_delta", base + ["--out", f"data_delta={dx}"], dx, [[[[0.0, 1.0, 0.0, 1.0]]]])
+    ok("GridSample-9 backward grid_delta", base + ["--out", f"grid_delta={dg}"], dg, [[[[3.0, 0.0], [-12.0, 0.0]]]])
+    gout = path("gbad.npy")
+    bad("GridSample-16 mode linear", ["run", "GridSample-16", "--attr", "mode=linear", "--in", f"X={x}",
+                                      "--in", f"grid={g}", "--out", f"Y={gout}"], gout, "use bilinear, bicubic or nearest")
+    bad("GridSample-20 mode bicubic", ["run", "GridSample-20", "--attr", "mode=bicubic", "--in", f"X={x}",
+                                       "--in", f"grid={g}", "--out", f"Y={gout}"], gout, "use linear, cubic or nearest")
+    bad("GridSample bad padding", ["run", "GridSample-9", "--attr", "padding_mode=mirror", "--in", f"data={x}",
+                                   "--in", f"grid={g}", "--out", f"output={gout}"], gout, "unknown value 'mirror'")
+    gi = save("ggi.npy", np.zeros((1, 1, 2, 2), np.int32))
+    bad("GridSample integer grid", ["run", "GridSample-9", "--in", f"data={x}", "--in", f"grid={gi}",
+                                    "--out", f"output={gout}"], gout, "grid dtype must be f32 or f64")
+    g3 = save("gg3.npy", np.zeros((2, 1, 2, 2), np.float64))
+    bad("GridSample N mismatch", ["run", "GridSample-9", "--in", f"data={x}", "--in", f"grid={g3}",
+                                  "--out", f"output={gout}"], gout, "grid shape[0] (N) must be 1")
+    bad("GridSample backward unknown output", base + ["--out", f"roi_delta={gout}"], gout,
+        "outputs: data_delta, grid_delta", 2)
+
+
 def main():
     global CLI, TMP
     if len(sys.argv) != 2:
@@ -316,6 +354,7 @@ def main():
         round_trips()
         errors()
         backward()
+        grid_sample()
     if failures:
         print(f"test_cli: {len(failures)} failure(s)")
         return 1
