@@ -50,12 +50,12 @@ static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, 
     for (int64_t o = 0; o < t->O; o++)
         nnz += t->ntap[o];
     tt->Lin = Lin;
-    tt->off = calloc((size_t)Lin + 1, sizeof *tt->off);
-    tt->o = malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->o);
-    tt->w = malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->w);
+    tt->off = drs__calloc((size_t)Lin + 1, sizeof *tt->off);
+    tt->o = drs__malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->o);
+    tt->w = drs__malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->w);
     if (want_float)
-        tt->wf = malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->wf);
-    int64_t *fill = calloc((size_t)Lin + 1, sizeof *fill);
+        tt->wf = drs__malloc((size_t)(nnz ? nnz : 1) * sizeof *tt->wf);
+    int64_t *fill = drs__calloc((size_t)Lin + 1, sizeof *fill);
     if (!tt->off || !tt->o || !tt->w || (want_float && !tt->wf) || !fill) {
         free(fill);
         ttable_free(tt);
@@ -162,7 +162,7 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
             goto out;
     }
     for (int i = 0; i < 2 && i < T.nact - 1 && maxmid > 0; i++) {
-        buf[i] = malloc((size_t)maxmid * esz);
+        buf[i] = drs__malloc((size_t)maxmid * esz);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
             goto out;
@@ -233,9 +233,9 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
         const int64_t n = prod(shape, 0, p->rank);
         maxn = n > maxn ? n : maxn;
     }
-    cur = malloc((size_t)maxn * sizeof *cur);
-    nxt = malloc((size_t)maxn * sizeof *nxt);
-    g = malloc((size_t)ny * sizeof *g);
+    cur = drs__malloc((size_t)maxn * sizeof *cur);
+    nxt = drs__malloc((size_t)maxn * sizeof *nxt);
+    g = drs__malloc((size_t)ny * sizeof *g);
     if (!cur || !nxt || !g) {
         st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (parameter gradient)", p->op);
         goto out;

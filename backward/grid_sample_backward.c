@@ -143,14 +143,14 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, gs_scratch 
 {
     memset(s, 0, sizeof *s);
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
-    s->tap_off = malloc((size_t)E * sizeof(int64_t));
-    s->tap_w = malloc((size_t)E * sizeof(double));
-    s->ntap = malloc((size_t)Pb * sizeof(int32_t));
-    s->pt = malloc((size_t)E * sizeof(int64_t));
-    s->w = malloc((size_t)E * sizeof(double));
+    s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
+    s->tap_w = drs__malloc((size_t)E * sizeof(double));
+    s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
+    s->pt = drs__malloc((size_t)E * sizeof(int64_t));
+    s->w = drs__malloc((size_t)E * sizeof(double));
     s->rowptr = NULL;
     if (p->Q < INT64_MAX / 8 - 1)
-        s->rowptr = malloc((size_t)(p->Q + 1) * sizeof(int64_t));
+        s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
     if (!s->tap_off || !s->tap_w || !s->ntap || !s->pt || !s->w || !s->rowptr) {
         scratch_free(s);
         return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (transposed tap list of "

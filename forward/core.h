@@ -11,6 +11,7 @@
 #define DRS_CORE_H
 
 #include "dresample.h"
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- errors (status.c) ---- */
@@ -20,6 +21,10 @@ drs_status drs__fail(drs_status s, const char *fmt, ...)
 #endif
     ;
 void drs__clear_error(void);
+/* Every scratch allocation of the library goes through these (test hook:
+ * drs_debug_fail_allocation). */
+void *drs__malloc(size_t n);
+void *drs__calloc(size_t n, size_t size);
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r); /* 1 on overflow (a,b >= 0) */
 int drs__add_overflow(int64_t a, int64_t b, int64_t *r);
 /* 1 when the data ranges of two validated tensors overlap (empty ones never do). */

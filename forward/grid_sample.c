@@ -497,8 +497,8 @@ drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
         if (drs__mul_overflow(nx, 8, &bx) || drs__mul_overflow(ny, 8, &by))
             return drs__fail(DRS_ERR_OVERFLOW, "%s: double scratch size overflows 64 bits",
                              p.op);
-        double *xd = malloc((size_t)bx);
-        double *yd = malloc((size_t)by);
+        double *xd = drs__malloc((size_t)bx);
+        double *yd = drs__malloc((size_t)by);
         if (!xd || !yd) {
             free(xd);
             free(yd);

@@ -233,7 +233,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     void *buf[2] = {NULL, NULL};
     double *src_d = NULL;
     if (is_int) {
-        src_d = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(double));
+        src_d = drs__malloc((size_t)(nx > 0 ? nx : 1) * sizeof(double));
         if (!src_d) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (input copy)", p->op);
             goto done;
@@ -245,7 +245,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
     const int nmid = is_int ? nact : nact - 1; /* passes that write a scratch buffer */
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
-        buf[i] = malloc((size_t)maxmid * esz);
+        buf[i] = drs__malloc((size_t)maxmid * esz);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (%lld-element scratch)", p->op,
                            (long long)maxmid);

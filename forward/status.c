@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static _Thread_local char drs_err_buf[512];
@@ -43,6 +44,31 @@ drs_status drs_set_num_threads(int n)
         return drs__fail(DRS_ERR_INVALID_ARGUMENT, "threads must be in [1, 4096], got %d", n);
     omp_set_num_threads(n);
     return DRS_OK;
+}
+
+/* Allocation-failure injection (tests): the countdown is per thread, as every
+ * allocation of a call happens on the calling thread, outside parallel regions. */
+static _Thread_local long drs_alloc_countdown = -1;
+
+void drs_debug_fail_allocation(long n) { drs_alloc_countdown = n < 0 ? -1 : n; }
+
+static int drs__alloc_should_fail(void)
+{
+    if (drs_alloc_countdown < 0)
+        return 0;
+    if (drs_alloc_countdown == 0) {
+        drs_alloc_countdown = -1;
+        return 1;
+    }
+    drs_alloc_countdown--;
+    return 0;
+}
+
+void *drs__malloc(size_t n) { return drs__alloc_should_fail() ? NULL : malloc(n ? n : 1); }
+
+void *drs__calloc(size_t n, size_t size)
+{
+    return drs__alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
 }
 
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r)

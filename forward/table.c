@@ -504,18 +504,18 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
     t->O = O;
     t->stride = stride;
     const size_t no = (size_t)(O > 0 ? O : 1), nws = (size_t)(nw > 0 ? nw : 1);
-    t->first = malloc(no * sizeof *t->first);
-    t->ntap = malloc(no * sizeof *t->ntap);
-    t->w = calloc(nws, sizeof *t->w);
+    t->first = drs__malloc(no * sizeof *t->first);
+    t->ntap = drs__malloc(no * sizeof *t->ntap);
+    t->w = drs__calloc(nws, sizeof *t->w);
     /* scratch rows in padded space (folding may need up to stride+2 cells) */
-    double *row = malloc((size_t)(stride + 4) * sizeof *row);
-    double *drow = param != DRS_PARAM_NONE ? malloc((size_t)(stride + 4) * sizeof *drow) : NULL;
+    double *row = drs__malloc((size_t)(stride + 4) * sizeof *row);
+    double *drow = param != DRS_PARAM_NONE ? drs__malloc((size_t)(stride + 4) * sizeof *drow) : NULL;
     if (want_float)
-        t->wf = malloc(nws * sizeof *t->wf);
+        t->wf = drs__malloc(nws * sizeof *t->wf);
     if (param != DRS_PARAM_NONE)
-        t->dw = calloc(nws, sizeof *t->dw);
+        t->dw = drs__calloc(nws, sizeof *t->dw);
     if (ap->coord == DRS_COORD_TF_CROP_AND_RESIZE)
-        t->extrap = calloc(no, 1);
+        t->extrap = drs__calloc(no, 1);
     if (!t->first || !t->ntap || !t->w || !row || (want_float && !t->wf) ||
         (param != DRS_PARAM_NONE && (!t->dw || !drow)) ||
         (ap->coord == DRS_COORD_TF_CROP_AND_RESIZE && !t->extrap)) {

@@ -47,6 +47,12 @@ const char *drs_status_str(drs_status s);
 /* The detailed message of the last failing call on this thread ("" if none). */
 const char *drs_last_error(void);
 
+/* Test hook: the n-th scratch allocation (0-based) made by the library on the
+ * calling thread from now on fails, once (-1 disables).  Lets tests prove that
+ * every allocation failure returns DRS_ERR_NOMEM with the outputs untouched
+ * and nothing leaked. */
+void drs_debug_fail_allocation(long n);
+
 /* Sets the OpenMP thread count used by the library (n >= 1). */
 drs_status drs_set_num_threads(int n);
 
