@@ -114,6 +114,7 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, INFINITY, INFINITY};
         r->max_abs_err = INFINITY;
         r->max_rel_err = INFINITY;
+        r->max_err_ratio = INFINITY;
         return 0;
     }
     if (fabs(numeric) > r->max_abs_numeric)
@@ -124,10 +125,10 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
     if (fabs(numeric) > g->o->atol && rel > r->max_rel_err)
         r->max_rel_err = rel;
     const double ratio = err / tol;
-    const double worst_ratio =
-        r->worst.input < 0 ? -1.0 : r->worst.abs_err / (g->o->atol + g->o->rtol * fabs(r->worst.numeric));
-    if (ratio > worst_ratio)
+    if (r->worst.input < 0 || ratio > r->max_err_ratio) {
+        r->max_err_ratio = ratio;
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, err, rel};
+    }
     if (!(err <= tol)) {
         if (out_index >= 0)
             fail(g, DRS_GC_F_MISMATCH,

@@ -186,7 +186,7 @@ drs_status drs_ag_affine_grid(drs_var **grid, drs_var *theta, int n_spatial,
  * an f64 rank-1 var used as in->scales (Interpolate-11: scales_or_sizes in
  * scales mode) whose gradient is scales_delta (SPEC §3: output size held
  * fixed); then in->scales must be NULL.  Interpolate-1 takes no scales.
- * in may be NULL only for ops that need no input (never, in practice). */
+ * in == NULL means every 1-D input absent (so a scales var is the only one). */
 drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,
                               const drs_interpolate_inputs *in,
                               const drs_interpolate_attrs *attrs);
@@ -194,7 +194,7 @@ drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,
 /* ONNX Resize-10..19 on X (f32/f64).  roi and scales: NULL, or f64 rank-1
  * vars replacing in->roi / in->scales (which must then be NULL); their
  * gradients are roi_delta (tf_crop_and_resize) and scales_delta.  in->sizes
- * and the constant arrays are copied into the tape. */
+ * and the constant arrays are copied into the tape; in may be NULL. */
 drs_status drs_ag_resize(drs_var **Y, drs_var *X, drs_var *roi, drs_var *scales,
                          const drs_resize_inputs *in, const drs_resize_attrs *attrs);
 

@@ -112,7 +112,8 @@ typedef struct drs_gc_report {
     int passed;              /* 1 iff failures == 0 */
     unsigned failures;       /* DRS_GC_F_* */
     double max_abs_err;      /* over all compared entries */
-    double max_rel_err;
+    double max_rel_err;      /* over entries with |numeric| > atol */
+    double max_err_ratio;    /* largest abs_err / (atol + rtol*|numeric|): <= 1 passes */
     drs_gc_entry worst;      /* largest abs_err / (atol + rtol*|numeric|) */
     double max_abs_numeric;  /* largest |numeric| compared (0: the check was vacuous) */
     int64_t n_compared;      /* Jacobian entries (full) or probes (fast) compared */
@@ -190,7 +191,8 @@ drs_gc_op drs_gc_op_init(drs_gc_family family, int version);
 /* "Resize-19 linear half_pixel aa=1 ..." */
 void drs_gc_op_describe(const drs_gc_op *op, char *buf, size_t size);
 
-/* A prepared check: the drs_gc_fn and the buffers it owns. */
+/* A prepared check: the drs_gc_fn and the buffers it owns.  fn.ctx points at
+ * the case itself: do not move a prepared case. */
 typedef struct drs_gc_case {
     drs_gc_op op;            /* with the sampled parameters */
     drs_gc_fn fn;
@@ -198,8 +200,9 @@ typedef struct drs_gc_case {
     int64_t out_shape[DRS_MAX_RANK];
     double *buf;             /* every buffer, one allocation */
     unsigned char *kinds;    /* per-element kinds of the parameter inputs */
-    int grad_data, grad_scales, grad_roi, grad_grid; /* drs_gc_kind summary per gradient:
-                                    -1 absent, else DRS_GC_CHECK / ZERO / SKIP (mixed: CHECK) */
+    int grad_data, grad_scales, grad_roi, grad_grid; /* per gradient: -1 absent, else the
+                                    drs_gc_kind of its elements (mixed: CHECK if any is) */
+    char error[256];         /* the library's message when a callback failed */
 } drs_gc_case;
 
 /* Validates the op through the library (infer_shape; DRS_ERR_INVALID_ARGUMENT

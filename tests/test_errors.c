@@ -35,6 +35,59 @@ static void verdict(const char *name, drs_status got, drs_status want, const cha
 
 static void reset_out(void) { memcpy(g_out, g_canary, sizeof g_out); }
 
+/* ---- the backward of every case: gradients filled with the canary must be
+ * untouched when the call fails.  output_delta is the forward's output view
+ * (shape, dtype, data), the data gradient has the data's shape and dtype. */
+static unsigned char g_dx[1 << 16];
+static double g_dparam[2][32];
+static int g_bwd_rejected = 0, g_bwd_accepted = 0;
+
+static void reset_grads(void)
+{
+    memcpy(g_dx, g_canary, sizeof g_dx);
+    memset(g_dparam, 0xA5, sizeof g_dparam);
+}
+
+static int grads_untouched(void)
+{
+    unsigned char c[sizeof g_dparam];
+    memset(c, 0xA5, sizeof c);
+    return memcmp(g_dx, g_canary, sizeof g_dx) == 0 && memcmp(g_dparam, c, sizeof c) == 0;
+}
+
+static drs_tensor like(const drs_tensor *x)
+{
+    drs_tensor t = x ? *x : (drs_tensor){DRS_F32, 4, {1, 1, 4, 4}, NULL};
+    t.data = g_dx;
+    return t;
+}
+
+/* fwd_want: the forward's expected status.  A valid forward must have a valid
+ * backward; a rejected one either is rejected by the backward too (gradients
+ * untouched) or concerns the forward output alone (the backward takes no
+ * output), which is counted and named. */
+static void bverdict(const char *name, drs_status got, drs_status fwd_want)
+{
+    g_cases++;
+    if (fwd_want == DRS_OK) {
+        if (got != DRS_OK) {
+            printf("FAIL %s (backward): status %d: %s\n", name, (int)got, drs_last_error());
+            g_fail++;
+        }
+        return;
+    }
+    if (got == DRS_OK) {
+        g_bwd_accepted++;
+        printf("note %s: forward-only rule (the backward has no output tensor to check)\n", name);
+        return;
+    }
+    g_bwd_rejected++;
+    if (!grads_untouched()) {
+        printf("FAIL %s (backward): a gradient was written on error\n", name);
+        g_fail++;
+    }
+}
+
 /* ------------------------------------------------------------ Resize */
 typedef struct {
     drs_resize_attrs a;
@@ -63,6 +116,14 @@ static void rrun(const char *name, rcfg *c, drs_status want, const char *m1, con
     reset_out();
     drs_status s = drs_resize_forward(&c->Y, &c->X, &c->in, &c->a);
     verdict(name, s, want, m1, m2);
+    reset_grads();
+    drs_tensor dx = like(&c->X);
+    const int ns = c->in.n_scales > 0 && c->in.n_scales <= 32 && c->in.scales;
+    const int nr = c->in.n_roi > 0 && c->in.n_roi <= 32 && c->in.roi &&
+                   c->a.coordinate_transformation_mode == DRS_COORD_TF_CROP_AND_RESIZE;
+    s = drs_resize_backward(&dx, ns ? g_dparam[0] : NULL, nr ? g_dparam[1] : NULL, &c->Y, &c->X,
+                            &c->in, &c->a, DRS_GRAD_OVERWRITE);
+    bverdict(name, s, want);
 }
 
 #define RCASE(name, want, m1, m2, ...)                                                         \
@@ -200,6 +261,13 @@ static void irun(const char *name, icfg *c, drs_status want, const char *m1, con
     reset_out();
     drs_status s = drs_interpolate_forward(&c->Y, &c->X, &c->in, &c->a);
     verdict(name, s, want, m1, m2);
+    reset_grads();
+    drs_tensor dx = like(&c->X);
+    const int ns = c->a.shape_calculation_mode == DRS_SHAPE_SCALES && c->in.scales &&
+                   c->in.n_scales > 0 && c->in.n_scales <= 32;
+    s = drs_interpolate_backward(&dx, ns ? g_dparam[0] : NULL, &c->Y, &c->X, &c->in, &c->a,
+                                 DRS_GRAD_OVERWRITE);
+    bverdict(name, s, want);
 }
 
 #define ICASE(name, want, m1, m2, ...)                                                         \
@@ -305,6 +373,10 @@ static void tbase(tcfg *c)
         __VA_ARGS__;                                                                           \
         reset_out();                                                                           \
         verdict(name, drs_torch_interpolate_forward(&c.Y, &c.X, &c.a), want, m1, m2);          \
+        reset_grads();                                                                         \
+        drs_tensor dx_ = like(&c.X);                                                           \
+        bverdict(name, drs_torch_interpolate_backward(&dx_, &c.Y, &c.X, &c.a,                  \
+                                                      DRS_GRAD_OVERWRITE), want);              \
     } while (0)
 
 static void torch_cases(void)
@@ -359,6 +431,8 @@ int main(void)
     interpolate_cases();
     torch_cases();
     empty_cases();
+    printf("backward: %d rejections checked with canary gradients, %d forward-only rules\n",
+           g_bwd_rejected, g_bwd_accepted);
     printf("test_errors: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
 }
