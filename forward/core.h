@@ -153,9 +153,8 @@ drs_status drs_tables_build(const drs_plan *p, drs_tables *T, int want_float, in
                             drs_param param);
 void drs_tables_free(const drs_plan *p, drs_tables *T);
 
-/* Integer tensors through double scratch (parallel, n elements): load
- * converts, store rounds per r and saturates (NaN -> 0). */
-void drs__load_as_double(const drs_tensor *x, double *dst, int64_t n);
+/* Stores doubles into an integer tensor (parallel, n elements): rounds per r
+ * and saturates (NaN -> 0). */
 void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */

@@ -447,7 +447,7 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
 }
 
 /* ------------------------------------------------------------- forward */
-#define GS_FORWARD(T, NAME)                                                                    \
+#define GS_FORWARD(T, NAME, STORE)                                                             \
     static void NAME(const drs_gs_plan *p, const T *x, const drs_tensor *grid, T *y)           \
     {                                                                                          \
         const int64_t NP = p->N * p->P, C = p->C, P = p->P, Q = p->Q;                          \
@@ -463,12 +463,28 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
                 double acc = 0.0;                                                              \
                 for (int k = 0; k < t.n; k++)                                                  \
                     acc += t.w[k] * (double)xc[t.off[k]];                                      \
-                y[(n * C + c) * P + q] = (T)acc;                                               \
+                y[(n * C + c) * P + q] = STORE;                                                \
             }                                                                                  \
         }                                                                                      \
     }
-GS_FORWARD(float, gs_forward_f32)
-GS_FORWARD(double, gs_forward_f64)
+/* Round half to even and saturate into [lo, hi] (NaN cannot occur: finite
+ * weights times integers). */
+static double gs_round_sat(double v, double lo, double hi)
+{
+    v = nearbyint(v);
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+#define GS_STORE_FLOAT(T, acc) ((T)(acc))
+#define GS_STORE_INT(T, acc, lo, hi) ((T)gs_round_sat((acc), (lo), (hi)))
+GS_FORWARD(float, gs_forward_f32, GS_STORE_FLOAT(float, acc))
+GS_FORWARD(double, gs_forward_f64, GS_STORE_FLOAT(double, acc))
+/* integer data: read directly, accumulated in double, rounded once (no copy) */
+GS_FORWARD(uint8_t, gs_forward_u8, GS_STORE_INT(uint8_t, acc, 0.0, 255.0))
+GS_FORWARD(int8_t, gs_forward_i8, GS_STORE_INT(int8_t, acc, -128.0, 127.0))
+GS_FORWARD(int32_t, gs_forward_i32, GS_STORE_INT(int32_t, acc, -2147483648.0, 2147483647.0))
+/* i64: the largest double below 2^63 keeps the cast defined */
+GS_FORWARD(int64_t, gs_forward_i64,
+           GS_STORE_INT(int64_t, acc, -9223372036854775808.0, 9223372036854774784.0))
 
 drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs)
@@ -482,7 +498,7 @@ drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
         return s;
     if (drs__overlaps(output, data) || drs__overlaps(output, grid))
         return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: output overlaps an input", p.op);
-    const int64_t ny = p.N * p.C * p.P, nx = p.N * p.C * p.Q;
+    const int64_t ny = p.N * p.C * p.P;
     if (ny == 0)
         return DRS_OK;
     switch (data->dtype) {
@@ -492,25 +508,10 @@ drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
     case DRS_F64:
         gs_forward_f64(&p, (const double *)data->data, grid, (double *)output->data);
         break;
-    default: { /* integer data: accumulate in double, round half to even once */
-        int64_t bx, by;
-        if (drs__mul_overflow(nx, 8, &bx) || drs__mul_overflow(ny, 8, &by))
-            return drs__fail(DRS_ERR_OVERFLOW, "%s: double scratch size overflows 64 bits",
-                             p.op);
-        double *xd = drs__malloc((size_t)bx);
-        double *yd = drs__malloc((size_t)by);
-        if (!xd || !yd) {
-            free(xd);
-            free(yd);
-            return drs__fail(DRS_ERR_NOMEM, "%s: out of memory (%lld + %lld doubles of scratch)",
-                             p.op, (long long)nx, (long long)ny);
-        }
-        drs__load_as_double(data, xd, nx);
-        gs_forward_f64(&p, xd, grid, yd);
-        drs__store_rounded(yd, output, ny, DRS_ROUND_HALF_EVEN);
-        free(xd);
-        free(yd);
-    }
+    case DRS_U8: gs_forward_u8(&p, data->data, grid, output->data); break;
+    case DRS_I8: gs_forward_i8(&p, data->data, grid, output->data); break;
+    case DRS_I32: gs_forward_i32(&p, data->data, grid, output->data); break;
+    case DRS_I64: gs_forward_i64(&p, data->data, grid, output->data); break;
     }
     return DRS_OK;
 }

@@ -18,8 +18,11 @@
 
 #define PAR_MIN_WORK 32768
 
-#define DEFINE_PASS(NAME, A)                                                                    \
-    void NAME(const A *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,   \
+/* TI: the input element type (the integer types are read directly by the
+ * first pass, so no double copy of the input is ever made); A: accumulator,
+ * weight and output type. */
+#define DEFINE_PASS(NAME, TI, A)                                                                \
+    void NAME(const TI *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,  \
               const A *W, A ev)                                                                \
     {                                                                                          \
         const int64_t O = t->O, stride = t->stride;                                            \
@@ -35,29 +38,45 @@
                     continue;                                                                  \
                 }                                                                              \
                 const A *w = W + o * stride;                                                   \
-                const A *xr = x + (b * L + t->first[o]) * inner;                               \
+                const TI *xr = x + (b * L + t->first[o]) * inner;                              \
                 if (inner == 1) {                                                              \
-                    A acc = w[0] * xr[0];                                                      \
+                    A acc = w[0] * (A)xr[0];                                                   \
                     for (int32_t k = 1; k < n; k++)                                            \
-                        acc += w[k] * xr[k];                                                   \
+                        acc += w[k] * (A)xr[k];                                                \
                     yd[0] = acc;                                                               \
                 } else {                                                                       \
                     const A w0 = w[0];                                                         \
                     for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = w0 * xr[i];                                                    \
+                        yd[i] = w0 * (A)xr[i];                                                 \
                     for (int32_t k = 1; k < n; k++) {                                          \
                         const A wk = w[k];                                                     \
-                        const A *xk = xr + (int64_t)k * inner;                                 \
+                        const TI *xk = xr + (int64_t)k * inner;                                \
                         for (int64_t i = 0; i < inner; i++)                                    \
-                            yd[i] += wk * xk[i];                                               \
+                            yd[i] += wk * (A)xk[i];                                            \
                     }                                                                          \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }
 
-DEFINE_PASS(drs_pass_f32, float)
-DEFINE_PASS(drs_pass_f64, double)
+DEFINE_PASS(drs_pass_f32, float, float)
+DEFINE_PASS(drs_pass_f64, double, double)
+static DEFINE_PASS(pass_u8_f64, uint8_t, double)
+static DEFINE_PASS(pass_i8_f64, int8_t, double)
+static DEFINE_PASS(pass_i32_f64, int32_t, double)
+static DEFINE_PASS(pass_i64_f64, int64_t, double)
+
+/* The first pass of an integer tensor: reads the integers, writes doubles. */
+static void pass_int_f64(drs_dtype dt, const void *x, double *y, int64_t outer, int64_t L,
+                         int64_t inner, const drs_table *t, double ev)
+{
+    switch (dt) {
+    case DRS_U8: pass_u8_f64(x, y, outer, L, inner, t, t->w, ev); break;
+    case DRS_I8: pass_i8_f64(x, y, outer, L, inner, t, t->w, ev); break;
+    case DRS_I32: pass_i32_f64(x, y, outer, L, inner, t, t->w, ev); break;
+    default: pass_i64_f64(x, y, outer, L, inner, t, t->w, ev); break;
+    }
+}
 
 drs_status drs_plan_check_output(const drs_plan *p, const drs_tensor *y, const drs_tensor *x)
 {
@@ -141,26 +160,6 @@ static void int_range(drs_dtype t, double *lo, double *hi)
     }
 }
 
-void drs__load_as_double(const drs_tensor *x, double *dst, int64_t n)
-{
-    const void *src = x->data;
-#define LOAD(T)                                                                                \
-    do {                                                                                       \
-        const T *s_ = (const T *)src;                                                          \
-        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK)")                      \
-        for (int64_t i = 0; i < n; i++)                                                        \
-            dst[i] = (double)s_[i];                                                            \
-    } while (0)
-    switch (x->dtype) {
-    case DRS_U8: LOAD(uint8_t); break;
-    case DRS_I8: LOAD(int8_t); break;
-    case DRS_I32: LOAD(int32_t); break;
-    case DRS_I64: LOAD(int64_t); break;
-    default: break;
-    }
-#undef LOAD
-}
-
 void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r)
 {
     double lo, hi;
@@ -231,14 +230,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             maxmid = n;
     }
     void *buf[2] = {NULL, NULL};
-    double *src_d = NULL;
-    if (is_int) {
-        src_d = drs__malloc((size_t)(nx > 0 ? nx : 1) * sizeof(double));
-        if (!src_d) {
-            st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (input copy)", p->op);
-            goto done;
-        }
-    }
+    (void)nx;
     if (maxmid > 0 && (uint64_t)maxmid > SIZE_MAX / esz) {
         st = drs__fail(DRS_ERR_OVERFLOW, "%s: scratch size overflows", p->op);
         goto done_free;
@@ -258,10 +250,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         memcpy(y->data, x->data, (size_t)ny * drs_dtype_size(p->dtype));
         goto done_free;
     }
-    if (is_int)
-        drs__load_as_double(x, src_d, nx);
     {
-        const void *cur = is_int ? (const void *)src_d : x->data;
+        const void *cur = x->data;
         memcpy(shape, p->in_shape, sizeof shape);
         for (int a = 0; a < nact; a++) {
             const drs_axis_plan *ap = &p->pass[active[a]];
@@ -273,7 +263,10 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                 inner *= shape[i];
             const int last = a == nact - 1;
             void *dst = (last && !is_int) ? y->data : buf[a & 1];
-            if (is_f32)
+            if (is_int && a == 0)
+                pass_int_f64(p->dtype, cur, (double *)dst, outer, shape[ap->axis], inner, t,
+                             p->extrapolation_value);
+            else if (is_f32)
                 drs_pass_f32((const float *)cur, (float *)dst, outer, shape[ap->axis], inner, t,
                              t->wf, (float)p->extrapolation_value);
             else
@@ -294,7 +287,6 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
 
 done_free:
-    free(src_d);
     free(buf[0]);
     free(buf[1]);
 done:

@@ -50,7 +50,17 @@ drs_status drs_set_num_threads(int n)
  * allocation of a call happens on the calling thread, outside parallel regions. */
 static _Thread_local long drs_alloc_countdown = -1;
 
+static _Thread_local size_t drs_alloc_max = 0;
+
 void drs_debug_fail_allocation(long n) { drs_alloc_countdown = n < 0 ? -1 : n; }
+
+size_t drs_debug_max_allocation(int reset)
+{
+    const size_t m = drs_alloc_max;
+    if (reset)
+        drs_alloc_max = 0;
+    return m;
+}
 
 static int drs__alloc_should_fail(void)
 {
@@ -64,10 +74,17 @@ static int drs__alloc_should_fail(void)
     return 0;
 }
 
-void *drs__malloc(size_t n) { return drs__alloc_should_fail() ? NULL : malloc(n ? n : 1); }
+void *drs__malloc(size_t n)
+{
+    if (n > drs_alloc_max)
+        drs_alloc_max = n;
+    return drs__alloc_should_fail() ? NULL : malloc(n ? n : 1);
+}
 
 void *drs__calloc(size_t n, size_t size)
 {
+    if (size && n <= SIZE_MAX / size && n * size > drs_alloc_max)
+        drs_alloc_max = n * size;
     return drs__alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
 }
 

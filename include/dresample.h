@@ -52,6 +52,9 @@ const char *drs_last_error(void);
  * every allocation failure returns DRS_ERR_NOMEM with the outputs untouched
  * and nothing leaked. */
 void drs_debug_fail_allocation(long n);
+/* Test hook: the largest single scratch allocation (bytes) the library made
+ * on the calling thread since the last reset (reset != 0 resets it). */
+size_t drs_debug_max_allocation(int reset);
 
 /* Sets the OpenMP thread count used by the library (n >= 1). */
 drs_status drs_set_num_threads(int n);
