@@ -211,7 +211,12 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             return s;
     }
 
-    if (grid_delta && p.N * p.P > 0) {
+    if (grid_delta && p.N * p.P > 0 && p.C == 0) {
+        /* no channel contributes (and the data's pixel count may not even be
+         * representable): the gradient is 0 */
+        if (!accumulate)
+            memset(grid_delta->data, 0, (size_t)(p.N * p.P * p.S) * drs_dtype_size(grid->dtype));
+    } else if (grid_delta && p.N * p.P > 0) {
         const int gf = grid->dtype == DRS_F32;
         if (data->dtype == DRS_F32) {
             if (gf)

@@ -171,9 +171,13 @@ drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, cons
     p->out_shape[1] = p->C;
     for (int k = 0; k < S; k++)
         p->out_shape[2 + k] = grid->shape[1 + k];
-    /* every product below is bounded by a validated tensor's element count */
-    p->P = p->out[0] * p->out[1] * p->out[2];
-    p->Q = p->in[0] * p->in[1] * p->in[2];
+    /* P and Q can only overflow when the tensor holding them is empty (N or C
+     * is 0, the tensors' element counts were checked): there is no work then,
+     * and 0 stands for "no point" / "no pixel" */
+    if (drs__mul_overflow(p->out[0], p->out[1], &p->P) || drs__mul_overflow(p->P, p->out[2], &p->P))
+        p->P = 0;
+    if (drs__mul_overflow(p->in[0], p->in[1], &p->Q) || drs__mul_overflow(p->Q, p->in[2], &p->Q))
+        p->Q = 0;
     int64_t ny = 1;
     for (int i = 0; i < r; i++)
         if (drs__mul_overflow(ny, p->out_shape[i], &ny))
@@ -181,7 +185,7 @@ drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, cons
     int64_t bytes;
     if (drs__mul_overflow(ny, (int64_t)drs_dtype_size(data->dtype), &bytes))
         return drs__fail(DRS_ERR_OVERFLOW, "%s: output byte size overflows 64 bits", op);
-    if (ny > 0 && p->Q == 0)
+    if (ny > 0 && (p->in[0] == 0 || p->in[1] == 0 || p->in[2] == 0))
         return drs__fail(DRS_ERR_SHAPE,
                          "%s: data spatial axes must be non-empty when the output is not "
                          "(data shape[%d] = 0)",

@@ -638,6 +638,28 @@ static void test_errors(void)
     drs_tensor dyn = yn, dxn = xn, dgn = gn;
     CHECK(drs_grid_sample_backward(&dxn, &dgn, &dyn, &xn, &gn, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
           "N=0 backward: %s", drs_last_error());
+    /* fuzz_ops regression: an empty batch whose grid's point count overflows
+     * int64 (8467847891884938657 x 5 points per image) is a valid empty call */
+    drs_tensor gh = {DRS_F64, 4, {0, 8467847891884938657LL, 5, 2}, NULL};
+    drs_tensor yh = {DRS_F64, 4, {0, 3, 8467847891884938657LL, 5}, NULL};
+    CHECK(drs_grid_sample_forward(&yh, &x, &gh, &a) == DRS_ERR_SHAPE, "N mismatch first");
+    drs_tensor xh0 = x;
+    xh0.shape[0] = 0;
+    xh0.data = NULL;
+    CHECK(drs_grid_sample_forward(&yh, &xh0, &gh, &a) == DRS_OK, "empty batch, huge grid: %s",
+          drs_last_error());
+    drs_tensor dxh = xh0;
+    drs_tensor dgh = gh;
+    CHECK(drs_grid_sample_backward(&dxh, &dgh, &yh, &xh0, &gh, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "empty batch, huge grid backward: %s", drs_last_error());
+    /* C = 0 with an unrepresentable pixel count: grid_delta zeros, no offsets formed */
+    double gq[2 * 2 * 3 * 2];
+    memset(gq, 0x7f, sizeof gq);
+    drs_tensor xq = {DRS_F64, 4, {2, 0, 4611686018427387904LL, 4}, NULL};
+    drs_tensor yq = {DRS_F64, 4, {2, 0, 2, 3}, NULL}, gq_t = {DRS_F64, 4, {2, 2, 3, 2}, gq};
+    CHECK(drs_grid_sample_backward(NULL, &gq_t, &yq, &xq, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "C=0 huge pixels: %s", drs_last_error());
+    CHECK(gq[0] == 0.0 && gq[11] == 0.0, "C=0 huge pixels: zeros");
     /* C = 0: grid_delta is all zeros (no channel contributes) */
     double gz[2 * 2 * 3 * 2];
     memset(gz, 0x7f, sizeof gz);

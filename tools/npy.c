@@ -362,20 +362,29 @@ static drs_status load_stream(FILE *f, int flags, npy_array *out, char *err, siz
     return DRS_OK;
 }
 
-drs_status npy_load(const char *path, int flags, npy_array *out, char *err, size_t errlen)
+drs_status npy_load_stream(FILE *f, int flags, npy_array *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (err && errlen)
         err[0] = '\0';
     if (!host_is_little_endian())
         return npy_fail(err, errlen, DRS_ERR_UNSUPPORTED, "big-endian hosts are not supported");
+    drs_status s = load_stream(f, flags, out, err, errlen);
+    if (s != DRS_OK)
+        memset(out, 0, sizeof *out);
+    return s;
+}
+
+drs_status npy_load(const char *path, int flags, npy_array *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (err && errlen)
+        err[0] = '\0';
     FILE *f = fopen(path, "rb");
     if (!f)
         return npy_fail(err, errlen, DRS_ERR_IO, "cannot open: %s", strerror(errno));
-    drs_status s = load_stream(f, flags, out, err, errlen);
+    drs_status s = npy_load_stream(f, flags, out, err, errlen);
     fclose(f);
-    if (s != DRS_OK)
-        memset(out, 0, sizeof *out);
     return s;
 }
 

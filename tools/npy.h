@@ -12,6 +12,7 @@
 #include "dresample.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* A loaded array: t views `owned` (malloc'd, freed by npy_free). */
 typedef struct npy_array {
@@ -27,6 +28,10 @@ typedef struct npy_array {
  * nothing.  DRS_ERR_IO: unreadable or malformed file; DRS_ERR_OVERFLOW: the
  * shape's element count or byte size overflows 64 bits; DRS_ERR_NOMEM. */
 drs_status npy_load(const char *path, int flags, npy_array *out, char *err, size_t errlen);
+
+/* The same from an open stream (read to its end; a seekable stream is checked
+ * against the header's size before any data allocation).  Used by the fuzzer. */
+drs_status npy_load_stream(FILE *f, int flags, npy_array *out, char *err, size_t errlen);
 
 void npy_free(npy_array *a);
 
