@@ -369,6 +369,11 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
         return s;
     const int use_scales = attrs->version != 1 && attrs->shape_calculation_mode == DRS_SHAPE_SCALES;
     const int ns = in->scales ? in->n_scales : 0;
+    /* sizes mode does not validate the (unused) scales input: bound it here,
+     * as scales_delta gets one entry per scales entry */
+    if (scales_delta && (ns < 0 || ns > DRS_MAX_RANK))
+        return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
+                         DRS_MAX_RANK);
     double tmp[DRS_MAX_RANK];
     if (scales_delta && use_scales &&
         (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))

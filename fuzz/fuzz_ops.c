@@ -65,17 +65,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     if (numel_capped(R, xs) < 0)
         X.data = xb; /* huge shape: infer_shape only (never read) */
 
-    double scales[DRS_MAX_RANK], roi[2 * DRS_MAX_RANK];
-    int64_t sizes[DRS_MAX_RANK], axes[DRS_MAX_RANK];
-    for (int i = 0; i < DRS_MAX_RANK; i++) {
+    /* the 1-D inputs hold up to 2x the rank limit, and their counts reach past it
+     * (a library that trusted a count would read or write out of bounds) */
+    enum { MAXN = 2 * DRS_MAX_RANK };
+    double scales[MAXN], roi[2 * MAXN];
+    int64_t sizes[MAXN], axes[MAXN];
+    for (int i = 0; i < MAXN; i++) {
         scales[i] = fz_scale(&f);
         sizes[i] = fz_dim(&f);
         axes[i] = (int64_t)(int8_t)fz_u8(&f) % 10;
         roi[i] = fz_u8(&f) < 240 ? (double)fz_u8(&f) / 255.0 : fz_f64(&f);
-        roi[DRS_MAX_RANK + i] = fz_u8(&f) < 240 ? (double)fz_u8(&f) / 255.0 : fz_f64(&f);
+        roi[MAXN + i] = fz_u8(&f) < 240 ? (double)fz_u8(&f) / 255.0 : fz_f64(&f);
     }
-    const int n_scales = fz_u8(&f) % (DRS_MAX_RANK + 1), n_sizes = fz_u8(&f) % (DRS_MAX_RANK + 1);
-    const int n_axes = fz_u8(&f) % (DRS_MAX_RANK + 1), n_roi = fz_u8(&f) % (2 * DRS_MAX_RANK + 1);
+    const int n_scales = fz_u8(&f) % (MAXN + 1), n_sizes = fz_u8(&f) % (MAXN + 1);
+    const int n_axes = fz_u8(&f) % (MAXN + 1), n_roi = fz_u8(&f) % (2 * MAXN + 1);
     const uint8_t absent = fz_u8(&f);
 
     int orank = 0;
@@ -174,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         void *dyb = alloc_tensor(&DY, dt, orank, os, &f);
         void *dxb = alloc_tensor(&DX, dt, R, xs, &f);
         void *dgb = family == 4 ? alloc_tensor(&DG, G.dtype, G.rank, G.shape, &f) : NULL;
-        double dparam[2][2 * DRS_MAX_RANK];
+        double dparam[2][2 * MAXN];
         const uint8_t want = fz_u8(&f);
         const drs_grad_mode gm = (drs_grad_mode)(fz_u8(&f) % 3);
         double *ds = want & 2 ? dparam[0] : NULL, *dr = want & 4 ? dparam[1] : NULL;

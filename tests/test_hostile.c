@@ -242,6 +242,23 @@ static void test_cve_inputs(void)
         CHECK(drs_grid_sample_forward(&Y, &X, &G, &a) == DRS_ERR_INVALID_ARGUMENT,
               "invalid padding int");
     }
+    /* regression (found by the tape's author): sizes mode with a 12-entry scales
+     * input and scales_delta requested overran a stack buffer */
+    {
+        double x[16] = {0}, dy[16] = {0}, dx[16], sc[12], sd[12];
+        for (int i = 0; i < 12; i++)
+            sc[i] = sd[i] = 1.0;
+        const int64_t sizes[2] = {4, 4};
+        drs_tensor X = {DRS_F64, 2, {4, 4}, x}, DY = {DRS_F64, 2, {4, 4}, dy},
+                   DX = {DRS_F64, 2, {4, 4}, dx};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+        drs_interpolate_inputs in = {sizes, 2, sc, 12, NULL, 0};
+        s = drs_interpolate_backward(&DX, sd, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE);
+        CHECK(s == DRS_ERR_SHAPE && sd[11] == 1.0, "12 scales in sizes mode: %d", s);
+        in.n_scales = -5;
+        s = drs_interpolate_backward(&DX, sd, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE);
+        CHECK(s == DRS_ERR_SHAPE && sd[0] == 1.0, "-5 scales in sizes mode: %d", s);
+    }
     /* wrong ranks for every input */
     {
         drs_tensor X = {DRS_F32, 4, {1, 1, 4, 4}, x16};

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The hostile-input suite (issue 7), run by .ci/run before the README's test
+# command, and by hand with `bash tools/ci_hostile.sh`:
+#  1. the whole ctest suite built with clang under ASan + UBSan (incl.
+#     float-cast-overflow) + LeakSanitizer;
+#  2. valgrind memcheck on the examples and the tape test (where built);
+#  3. every libFuzzer harness: replay of its committed corpus, then
+#     DRS_FUZZ_SECONDS (default 60) of fuzzing; the exec counts are printed.
+# Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZ_SECONDS=${DRS_FUZZ_SECONDS:-60}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+echo "== 1. ctest under ASan+UBSan+LSan (clang)"
+CC=clang cmake -S . -B build-asan -DDRS_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-asan -j2 >/dev/null
+# install_consumer links an outside program against the installed (sanitized)
+# library and header_cxx only parses the header: neither runs our code.
+ctest --test-dir build-asan --output-on-failure -E "install_consumer|header_cxx|valgrind" | tail -n 25
+
+echo "== 2. valgrind memcheck"
+if command -v valgrind >/dev/null; then
+  cmake -S . -B build-vg -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build-vg -j2 >/dev/null
+  for exe in build-vg/examples/demo build-vg/examples/embed build-vg/examples/learn_scale \
+             build-vg/examples/register; do
+    [ -x "$exe" ] || continue
+    echo "-- $exe"
+    OMP_NUM_THREADS=1 valgrind --quiet --error-exitcode=1 --leak-check=full \
+      --errors-for-leak-kinds=definite,indirect "$exe" >/dev/null
+  done
+  echo "valgrind: clean"
+else
+  echo "valgrind not installed: skipped"
+fi
+
+echo "== 3. fuzzers (${FUZZ_SECONDS} s each)"
+CC=clang cmake -S . -B build-fuzz -DDRS_FUZZ=ON -DDRS_BUILD_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz -j2 >/dev/null
+for exe in build-fuzz/fuzz/fuzz_*; do
+  [ -x "$exe" ] || continue
+  name=$(basename "$exe" | sed 's/^fuzz_//')
+  corpus=fuzz/corpus/$name
+  new=build-fuzz/new-corpus/$name
+  rm -rf "$new" && mkdir -p "$new" "$corpus"
+  "$exe" -runs=0 "$corpus" > "build-fuzz/replay-$name.log" 2>&1 ||
+    { cat "build-fuzz/replay-$name.log"; echo "fuzz_$name: corpus replay FAILED"; exit 1; }
+  "$exe" "$new" "$corpus" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 \
+    -print_final_stats=1 > "build-fuzz/fuzz-$name.log" 2>&1 ||
+    { tail -n 60 "build-fuzz/fuzz-$name.log"; echo "fuzz_$name: FAILED"; exit 1; }
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/fuzz-$name.log" | grep -o '[0-9]*$')
+  echo "fuzz_$name: corpus of $(ls "$corpus" | wc -l) replayed, ${runs:-?} executions in ${FUZZ_SECONDS} s, no crash"
+done
+echo "hostile suite: all green"
