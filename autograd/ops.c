@@ -11,6 +11,8 @@
  * bitwise the same for any thread count.  BLIS level-3 threads itself and is
  * never called from inside a parallel region.
  */
+/* blis.h needs POSIX types (pthread barriers) under strict -std=c11 */
+#define _POSIX_C_SOURCE 200809L
 #include "ag_internal.h"
 
 #include <blis.h>
