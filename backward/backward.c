@@ -138,6 +138,12 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
     const int64_t nx = prod(p->in_shape, 0, p->rank);
     if (nx == 0)
         return DRS_OK;
+    if (prod(p->out_shape, 0, p->rank) == 0) {
+        /* an empty output (its view may have no data pointer): dx = 0 */
+        if (!accumulate)
+            memset(dx->data, 0, (size_t)nx * esz);
+        return DRS_OK;
+    }
     drs_tables T;
     drs_status st = drs_tables_build(p, &T, is_f32, -1, DRS_PARAM_NONE);
     if (st)

@@ -259,6 +259,22 @@ static void test_cve_inputs(void)
         s = drs_interpolate_backward(&DX, sd, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE);
         CHECK(s == DRS_ERR_SHAPE && sd[0] == 1.0, "-5 scales in sizes mode: %d", s);
     }
+    /* regression (fuzz_tape): backward of a call whose output is empty (O = 0 on
+     * one axis) with a non-empty input: output_delta has no data, dx = 0 */
+    {
+        double x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dx[8], ds[2] = {5, 5};
+        for (int i = 0; i < 8; i++)
+            dx[i] = 9.0;
+        drs_tensor X = {DRS_F64, 2, {2, 4}, x}, DX = {DRS_F64, 2, {2, 4}, dx};
+        drs_tensor DY = {DRS_F64, 2, {0, 8}, NULL};
+        drs_resize_attrs a = drs_resize_attrs_default(19);
+        a.mode = DRS_MODE_CUBIC;
+        const double sc[2] = {0.25, 2.0};
+        drs_resize_inputs in = {NULL, 0, sc, 2, NULL, 0};
+        s = drs_resize_backward(&DX, ds, NULL, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE);
+        CHECK(s == DRS_OK && dx[0] == 0.0 && dx[7] == 0.0 && ds[0] == 0.0 && ds[1] == 0.0,
+              "empty-output backward: %d dx %g ds %g %g", s, dx[0], ds[0], ds[1]);
+    }
     /* wrong ranks for every input */
     {
         drs_tensor X = {DRS_F32, 4, {1, 1, 4, 4}, x16};
