@@ -125,9 +125,13 @@ typedef struct drs_gc_report {
 } drs_gc_report;
 
 /* Runs the checks.  DRS_OK when a verdict was reached (pass or fail: see
- * rep->passed); DRS_ERR_INVALID_ARGUMENT for a malformed fn or options;
- * DRS_ERR_NOMEM.  In full mode the work is (2 * checked elements) forward
- * calls plus n_out backward calls. */
+ * rep->passed); DRS_ERR_INVALID_ARGUMENT for a malformed fn or options, or a
+ * full Jacobian of more than 2^27 entries (use fast mode); DRS_ERR_NOMEM.
+ * Full mode: 2 forward calls per checked element and one backward call per
+ * output element.  Fast mode: per probe one backward call and 2 forward calls
+ * per input; u and v are unit vectors, so v^T J u is on the scale of one
+ * Jacobian entry and the same atol/rtol apply.  Then 2 backward calls for
+ * reentrancy and 3 for linearity. */
 drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_report *rep);
 
 /* ===================================================== kink-aware sampling */
@@ -188,6 +192,12 @@ typedef struct drs_gc_op {
 /* A zeroed case of the family with the version's default attributes. */
 drs_gc_op drs_gc_op_init(drs_gc_family family, int version);
 
+/* Asks the library whether the combination is valid (its infer_shape call,
+ * with the case's placeholder scales/roi): DRS_OK, or the library's status
+ * (DRS_ERR_INVALID_ARGUMENT for an invalid combination) with
+ * drs_last_error() naming it.  Cheap: no data is touched. */
+drs_status drs_gc_op_validate(const drs_gc_op *op);
+
 /* "Resize-19 linear half_pixel aa=1 ..." */
 void drs_gc_op_describe(const drs_gc_op *op, char *buf, size_t size);
 
@@ -202,6 +212,7 @@ typedef struct drs_gc_case {
     unsigned char *kinds;    /* per-element kinds of the parameter inputs */
     int grad_data, grad_scales, grad_roi, grad_grid; /* per gradient: -1 absent, else the
                                     drs_gc_kind of its elements (mixed: CHECK if any is) */
+    int idx_scales, idx_roi, idx_grid; /* index in fn.in, -1 when absent */
     char error[256];         /* the library's message when a callback failed */
 } drs_gc_case;
 
