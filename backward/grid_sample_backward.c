@@ -167,7 +167,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                                     drs_grad_mode mode)
 {
     drs_gs_plan p;
-    drs_status s = drs_gs_plan_make(&p, attrs, data, grid);
+    drs_status s = drs_gs_plan_make(&p, attrs, data, grid, 1);
     if (s != DRS_OK)
         return s;
     const char *op = p.op;

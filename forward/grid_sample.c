@@ -102,7 +102,7 @@ drs_status drs_gs_check_like(const char *op, const char *name, const drs_tensor 
 }
 
 drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, const drs_tensor *data,
-                            const drs_tensor *grid)
+                            const drs_tensor *grid, int need_data)
 {
     memset(p, 0, sizeof *p);
     if (!a)
@@ -125,8 +125,21 @@ drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, cons
                          op, a->align_corners);
     int64_t nd, ng;
     drs_status s;
-    if ((s = drs__check_tensor(op, "data", data, &nd)) != DRS_OK ||
-        (s = drs__check_tensor(op, "grid", grid, &ng)) != DRS_OK)
+    if (!need_data) { /* shape inference: the views may carry no data pointer */
+        drs_tensor dv, gv;
+        if (data) {
+            dv = *data;
+            dv.data = (void *)data;
+        }
+        if (grid) {
+            gv = *grid;
+            gv.data = (void *)grid;
+        }
+        if ((s = drs__check_tensor(op, "data", data ? &dv : NULL, &nd)) != DRS_OK ||
+            (s = drs__check_tensor(op, "grid", grid ? &gv : NULL, &ng)) != DRS_OK)
+            return s;
+    } else if ((s = drs__check_tensor(op, "data", data, &nd)) != DRS_OK ||
+               (s = drs__check_tensor(op, "grid", grid, &ng)) != DRS_OK)
         return s;
     const int r = data->rank;
     if (v == 9 || v == 16) {
@@ -200,7 +213,7 @@ drs_status drs_grid_sample_infer_shape(const drs_grid_sample_attrs *attrs, const
                                        int64_t out_shape[DRS_MAX_RANK])
 {
     drs_gs_plan p;
-    drs_status s = drs_gs_plan_make(&p, attrs, data, grid);
+    drs_status s = drs_gs_plan_make(&p, attrs, data, grid, 0);
     if (s != DRS_OK)
         return s;
     if (!out_rank || !out_shape)
@@ -494,7 +507,7 @@ drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs)
 {
     drs_gs_plan p;
-    drs_status s = drs_gs_plan_make(&p, attrs, data, grid);
+    drs_status s = drs_gs_plan_make(&p, attrs, data, grid, 1);
     if (s != DRS_OK)
         return s;
     if ((s = drs_gs_check_like(p.op, "output", output, data->dtype, p.out_rank, p.out_shape)) !=

@@ -43,9 +43,10 @@ typedef struct drs_gs_taps {
 } drs_gs_taps;
 
 /* Validates attrs, data and grid (all of SPEC §4 that concerns them) and
- * fills the plan.  what: "forward" or "backward" for messages. */
+ * fills the plan.  need_data: the data pointers must be set (not for shape
+ * inference, which reads shapes only). */
 drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, const drs_tensor *data,
-                            const drs_tensor *grid);
+                            const drs_tensor *grid, int need_data);
 /* Reads grid point `pt` (flat over N * P) as doubles, innermost-first. */
 void drs_gs_read_point(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt, double g[3]);
 void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, drs_gs_taps *t);

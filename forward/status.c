@@ -153,7 +153,8 @@ drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor 
     if (drs__mul_overflow(n, (int64_t)drs_dtype_size(t->dtype), &bytes))
         return drs__fail(DRS_ERR_OVERFLOW, "%s: %s byte size overflows 64 bits", op, name);
     if (n > 0 && !t->data)
-        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s data is NULL", op, name);
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s: data pointer is NULL for %lld elements",
+                         op, name, (long long)n);
     if (numel)
         *numel = n;
     return DRS_OK;

@@ -199,7 +199,7 @@ static void resize_cases(void)
     /* ranks / tensors */
     RCASE("X rank 0", SHP, "X rank", "0", c.X.rank = 0);
     RCASE("X rank 9", SHP, "X rank", "9", c.X.rank = 9);
-    RCASE("X NULL data", BAD, "X data", NULL, c.X.data = NULL);
+    RCASE("X NULL data", BAD, "X: data pointer is NULL", NULL, c.X.data = NULL);
     RCASE("X negative dim", SHP, "X shape[2]", "-4", c.X.shape[2] = -4);
     RCASE("Y rank", SHP, "Y rank", "3", c.Y.rank = 3);
     RCASE("Y shape", SHP, "Y shape[3]", "9", c.Y.shape[3] = 9);

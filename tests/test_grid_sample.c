@@ -530,7 +530,7 @@ static void test_errors(void)
         {"negative", 11, DRS_ERR_SHAPE, "grid shape[1] must be >= 0, got -2"},
         {"overflow", 12, DRS_ERR_OVERFLOW, "element count overflows"},
         {"empty data, nonempty out", 13, DRS_ERR_SHAPE, "data spatial axes must be non-empty"},
-        {"NULL data", 14, DRS_ERR_INVALID_ARGUMENT, "data is NULL"},
+        {"NULL data", 14, DRS_ERR_INVALID_ARGUMENT, "data: data pointer is NULL for 120 elements"},
         {"overlap", 15, DRS_ERR_INVALID_ARGUMENT, "output overlaps an input"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -619,6 +619,11 @@ static void test_errors(void)
     drs_tensor x2 = {DRS_F64, 2, {1, 1}, xb}, g2 = {DRS_F64, 2, {1, 0}, gb};
     expect_err(drs_grid_sample_infer_shape(&a20, &x2, &g2, &r, os), DRS_ERR_SHAPE,
                "data rank must be 3, 4 or 5", "rank 2");
+    /* shape inference reads shapes only: views without data pointers are fine */
+    drs_tensor xv = {DRS_F32, 4, {2, 3, 4, 5}, NULL}, gv = {DRS_F32, 4, {2, 7, 9, 2}, NULL};
+    CHECK(drs_grid_sample_infer_shape(&a20, &xv, &gv, &r, os) == DRS_OK && r == 4 && os[2] == 7 &&
+              os[3] == 9,
+          "infer without data: %s", drs_last_error());
     /* GridSample-16 is 4-D only */
     drs_grid_sample_attrs a16 = attrs(16, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
     drs_tensor x5 = {DRS_F64, 5, {1, 1, 1, 1, 1}, xb}, g5 = {DRS_F64, 5, {1, 1, 1, 1, 3}, gb};

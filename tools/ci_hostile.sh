@@ -49,7 +49,7 @@ for exe in build-fuzz/fuzz/fuzz_*; do
   "$exe" -runs=0 "$corpus" > "build-fuzz/replay-$name.log" 2>&1 ||
     { cat "build-fuzz/replay-$name.log"; echo "fuzz_$name: corpus replay FAILED"; exit 1; }
   "$exe" "$new" "$corpus" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 \
-    -print_final_stats=1 > "build-fuzz/fuzz-$name.log" 2>&1 ||
+    -print_final_stats=1 -artifact_prefix=build-fuzz/ > "build-fuzz/fuzz-$name.log" 2>&1 ||
     { tail -n 60 "build-fuzz/fuzz-$name.log"; echo "fuzz_$name: FAILED"; exit 1; }
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/fuzz-$name.log" | grep -o '[0-9]*$')
   echo "fuzz_$name: corpus of $(ls "$corpus" | wc -l) replayed, ${runs:-?} executions in ${FUZZ_SECONDS} s, no crash"
