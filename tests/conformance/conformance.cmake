@@ -5,7 +5,9 @@ set(_drs_conformance
   conformance_onnx_resize onnx_resize.py
   conformance_torch torch_interpolate.py
   conformance_pillow pillow_modes.py
-  conformance_torch_backward torch_backward.py)
+  conformance_torch_backward torch_backward.py
+  conformance_torch_grid_sample torch_grid_sample.py
+  conformance_onnx_gridsample onnx_gridsample.py)
 while(_drs_conformance)
   list(POP_FRONT _drs_conformance _name _script)
   # The torch and pillow scripts are written separately; register them once present.
