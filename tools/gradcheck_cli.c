@@ -14,6 +14,7 @@
  * enumeration order, so the output does not depend on the thread count.
  * Exit status: 0 all passed, 1 any failure (or an op with no valid
  * combination), 2 usage error. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty */
 #include <dresample.h>
 #include <dresample_gradcheck.h>
 
