@@ -32,6 +32,10 @@ typedef struct drs_ttable {
     int64_t *o;   /* entries: output index */
     double *w;
     float *wf;
+    /* inputs [j0, j1) all have un entries on consecutive outputs (the interior
+     * of linear/cubic/nearest tables): the gather runs branch-free there */
+    int un;
+    int64_t j0, j1;
 } drs_ttable;
 
 static void ttable_free(drs_ttable *tt)
@@ -76,8 +80,59 @@ static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, 
                 tt->wf[e] = (float)tt->w[e];
         }
     free(fill);
+    /* the run of uniform, contiguous inputs around the middle */
+    if (Lin > 0) {
+        const int64_t mid = Lin / 2;
+        const int64_t n = tt->off[mid + 1] - tt->off[mid];
+#define TT_UNIFORM(j)                                                                          \
+    (tt->off[(j) + 1] - tt->off[j] == n &&                                                     \
+     tt->o[tt->off[(j) + 1] - 1] - tt->o[tt->off[j]] == n - 1)
+        if (n >= 1 && n <= 8 && TT_UNIFORM(mid)) {
+            int64_t a = mid, b = mid + 1;
+            while (a > 0 && TT_UNIFORM(a - 1))
+                a--;
+            while (b < Lin && TT_UNIFORM(b))
+                b++;
+            if (2 * (b - a) >= Lin) {
+                tt->un = (int)n;
+                tt->j0 = a;
+                tt->j1 = b;
+            }
+        }
+#undef TT_UNIFORM
+    }
     return DRS_OK;
 }
+
+/* inner == 1 with a uniform interior: per row, the edge inputs by the entry
+ * list, the interior [j0, j1) by NT consecutive outputs (no index loads).
+ * Same summation order (ascending output) as the general loop, same bits. */
+#define TROW_GENERAL(A, j)                                                                     \
+    do {                                                                                       \
+        A acc_ = 0;                                                                            \
+        for (int64_t e = tt->off[j]; e < tt->off[(j) + 1]; e++)                                \
+            acc_ += W[e] * src[tt->o[e]];                                                      \
+        d[j] = accumulate ? d[j] + acc_ : acc_;                                                \
+    } while (0)
+#define TROWS(A, NT)                                                                           \
+    _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK)")               \
+    for (int64_t b = 0; b < outer; b++) {                                                      \
+        A *d = dx + b * Lin;                                                                   \
+        const A *src = dy + b * O;                                                             \
+        for (int64_t j = 0; j < tt->j0; j++)                                                   \
+            TROW_GENERAL(A, j);                                                                \
+        for (int64_t j = tt->j0; j < tt->j1; j++) {                                            \
+            const int64_t e0 = tt->off[j];                                                     \
+            const A *w = W + e0;                                                               \
+            const A *s = src + tt->o[e0];                                                      \
+            A acc = 0;                                                                         \
+            for (int k = 0; k < NT; k++)                                                       \
+                acc += w[k] * s[k];                                                            \
+            d[j] = accumulate ? d[j] + acc : acc;                                              \
+        }                                                                                      \
+        for (int64_t j = tt->j1; j < Lin; j++)                                                 \
+            TROW_GENERAL(A, j);                                                                \
+    }
 
 #define DEFINE_TPASS(NAME, A, WF)                                                               \
     static void NAME(const A *dy, A *dx, int64_t outer, int64_t O, int64_t inner,              \
@@ -85,6 +140,18 @@ static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, 
     {                                                                                          \
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
+        if (inner == 1 && tt->un > 0) { /* rows: a branch-free interior */                     \
+            switch (tt->un) {                                                                  \
+            case 1: TROWS(A, 1) return;                                                        \
+            case 2: TROWS(A, 2) return;                                                        \
+            case 3: TROWS(A, 3) return;                                                        \
+            case 4: TROWS(A, 4) return;                                                        \
+            case 5: TROWS(A, 5) return;                                                        \
+            case 6: TROWS(A, 6) return;                                                        \
+            case 7: TROWS(A, 7) return;                                                        \
+            default: TROWS(A, 8) return;                                                       \
+            }                                                                                  \
+        }                                                                                      \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK)") \
         for (int64_t b = 0; b < outer; b++) {                                                  \
             for (int64_t j = 0; j < Lin; j++) {                                                \

@@ -21,11 +21,82 @@
 /* TI: the input element type (the integer types are read directly by the
  * first pass, so no double copy of the input is ever made); A: accumulator,
  * weight and output type. */
+/* A gather along contiguous rows (inner == 1): the outputs [u0, u1) share the
+ * tap count NT (the interior of every linear/cubic/nearest table; the edges
+ * may have fewer taps after clamping) and run with no per-output branch and
+ * the tap loop unrolled; the edge outputs take the general path.  Same
+ * summation order as the general loop below, so the same bits. */
+#define ROW_GENERAL(TI, A, o)                                                                  \
+    do {                                                                                       \
+        const int32_t n_ = t->ntap[o];                                                         \
+        const A *w_ = W + (o) * stride;                                                        \
+        const TI *xr_ = xrow + t->first[o];                                                    \
+        A acc_ = 0;                                                                            \
+        if (n_ > 0) {                                                                          \
+            acc_ = w_[0] * (A)xr_[0];                                                          \
+            for (int32_t k = 1; k < n_; k++)                                                   \
+                acc_ += w_[k] * (A)xr_[k];                                                     \
+        }                                                                                      \
+        yrow[o] = acc_;                                                                        \
+    } while (0)
+
+#define ROWS_UNIFORM(TI, A, NT)                                                                \
+    _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")                 \
+    for (int64_t b = 0; b < outer; b++) {                                                      \
+        const TI *xrow = x + b * L;                                                            \
+        A *yrow = y + b * O;                                                                   \
+        for (int64_t o = 0; o < u0; o++)                                                       \
+            ROW_GENERAL(TI, A, o);                                                             \
+        for (int64_t o = u0; o < u1; o++) {                                                    \
+            const A *w = W + o * stride;                                                       \
+            const TI *xr = xrow + t->first[o];                                                 \
+            A acc = w[0] * (A)xr[0];                                                           \
+            for (int k = 1; k < NT; k++)                                                       \
+                acc += w[k] * (A)xr[k];                                                        \
+            yrow[o] = acc;                                                                     \
+        }                                                                                      \
+        for (int64_t o = u1; o < O; o++)                                                       \
+            ROW_GENERAL(TI, A, o);                                                             \
+    }
+
+/* The tap count (1..4) of the longest run of outputs around the middle of t
+ * that share it, with the run in [*u0, *u1); 0 when there is none worth it
+ * (or outputs extrapolate). */
+static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
+{
+    if (t->extrap || t->O == 0)
+        return 0;
+    const int64_t mid = t->O / 2;
+    const int32_t n = t->ntap[mid];
+    if (n < 1 || n > 4)
+        return 0;
+    int64_t a = mid, b = mid + 1;
+    while (a > 0 && t->ntap[a - 1] == n)
+        a--;
+    while (b < t->O && t->ntap[b] == n)
+        b++;
+    if (2 * (b - a) < t->O)
+        return 0;
+    *u0 = a;
+    *u1 = b;
+    return n;
+}
+
 #define DEFINE_PASS(NAME, TI, A)                                                                \
     void NAME(const TI *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,  \
               const A *W, A ev)                                                                \
     {                                                                                          \
         const int64_t O = t->O, stride = t->stride;                                            \
+        int64_t u0 = 0, u1 = 0;                                                                \
+        if (inner == 1) {                                                                      \
+            switch (uniform_taps(t, &u0, &u1)) {                                               \
+            case 1: ROWS_UNIFORM(TI, A, 1) return;                                             \
+            case 2: ROWS_UNIFORM(TI, A, 2) return;                                             \
+            case 3: ROWS_UNIFORM(TI, A, 3) return;                                             \
+            case 4: ROWS_UNIFORM(TI, A, 4) return;                                             \
+            default: break;                                                                    \
+            }                                                                                  \
+        }                                                                                      \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK)") \
         for (int64_t b = 0; b < outer; b++) {                                                  \
             for (int64_t o = 0; o < O; o++) {                                                  \

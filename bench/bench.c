@@ -1,0 +1,722 @@
+/* bench.c — the benchmark of issue 6, over the public API only.
+ *
+ * Times the forward and the backward (every gradient PyTorch computes for the
+ * same call: the input gradient; for grid sample the input and grid gradients)
+ * of workloads W1..W12 in f32, plus a copy-bandwidth probe (a parallel memcpy
+ * of a buffer the size of W1's output).  Outputs and gradients are allocated
+ * and touched once before timing; each measurement is the median of --runs
+ * timed calls after --warmup untimed ones.
+ *
+ * Inputs are filled with a formula that numpy reproduces bit for bit (see
+ * fill() and bench/compare_torch.py), and after the timed runs each result's
+ * sum, sum of |.| and a 64-bit hash are printed, so compare_torch.py can check
+ * that PyTorch computed the same thing and that the bits do not depend on the
+ * thread count.
+ *
+ * Output: a table, or with --json one JSON object per line:
+ *   {"probe":"copy", "bytes":B, "threads":T, "ms":M, "gbs":G}    (G counts read + write)
+ *   {"workload":"W1", ..., "fwd_ms":M, "bwd_ms":M, "bytes_fwd":B, ...}
+ * Threads: drs_set_num_threads(T) for each count of --threads (e.g. 1,2):
+ * the timed calls of the counts are interleaved (T1, T2, T1, T2, ...) so that
+ * a change in the machine's load hits every count alike; one record per count.
+ * The copy probe uses as many threads. */
+#define _POSIX_C_SOURCE 200809L
+#include <dresample.h>
+
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#ifndef DRS_BENCH_BUILD /* the library's CMAKE_BUILD_TYPE, set by bench/CMakeLists.txt */
+#define DRS_BENCH_BUILD "unknown"
+#endif
+
+/* ------------------------------------------------------------ workloads */
+typedef enum { K_TORCH, K_RESIZE_NHWC, K_GRID, K_BACKPROP } wl_kind;
+
+typedef struct {
+    const char *name;
+    const char *what;
+    wl_kind kind;
+    int rank;
+    int64_t shape[5];     /* input shape */
+    int64_t smoke[5];     /* input shape under --smoke */
+    int64_t osz[3];       /* K_TORCH: output spatial size; K_GRID: output H, W */
+    int64_t osz_smoke[3];
+    drs_torch_mode tmode; /* K_TORCH */
+    int antialias;        /* K_TORCH */
+    drs_grid_mode gmode;  /* K_GRID */
+    drs_grid_padding gpad;
+} wl_def;
+
+#define S4(a, b, c, d) {a, b, c, d, 0}
+static const wl_def WL[] = {
+    {"W1", "bilinear 2x up 8x64x128^2 (TorchInterpolate, align_corners=False)", K_TORCH, 4,
+     S4(8, 64, 128, 128), S4(1, 2, 8, 8), {256, 256}, {16, 16}, DRS_TORCH_BILINEAR, 0, 0, 0},
+    {"W2", "nearest 2x up 8x64x128^2", K_TORCH, 4, S4(8, 64, 128, 128), S4(1, 2, 8, 8),
+     {256, 256}, {16, 16}, DRS_TORCH_NEAREST, 0, 0, 0},
+    {"W3", "bicubic 2x up 8x64x128^2", K_TORCH, 4, S4(8, 64, 128, 128), S4(1, 2, 8, 8),
+     {256, 256}, {16, 16}, DRS_TORCH_BICUBIC, 0, 0, 0},
+    {"W4", "bilinear antialias 4x3x1024^2 -> 224^2", K_TORCH, 4, S4(4, 3, 1024, 1024),
+     S4(1, 2, 32, 32), {224, 224}, {7, 7}, DRS_TORCH_BILINEAR, 1, 0, 0},
+    {"W5", "bicubic antialias 4x3x1024^2 -> 224^2", K_TORCH, 4, S4(4, 3, 1024, 1024),
+     S4(1, 2, 32, 32), {224, 224}, {7, 7}, DRS_TORCH_BICUBIC, 1, 0, 0},
+    {"W6", "area 4x3x1024^2 -> 256^2", K_TORCH, 4, S4(4, 3, 1024, 1024), S4(1, 2, 32, 32),
+     {256, 256}, {8, 8}, DRS_TORCH_AREA, 0, 0, 0},
+    {"W7", "trilinear 2x up 2x16x32x64^2", K_TORCH, 5, {2, 16, 32, 64, 64}, {1, 2, 4, 8, 8},
+     {64, 128, 128}, {8, 16, 16}, DRS_TORCH_TRILINEAR, 0, 0, 0},
+    {"W8a", "grid_sample 8x32x128^2 affine grid -> 128^2, bilinear/zeros (GridSample-9)",
+     K_GRID, 4, S4(8, 32, 128, 128), S4(1, 2, 8, 8), {128, 128}, {8, 8}, 0, 0,
+     DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS},
+    {"W8b", "grid_sample 8x32x128^2 affine grid -> 128^2, bilinear/reflection", K_GRID, 4,
+     S4(8, 32, 128, 128), S4(1, 2, 8, 8), {128, 128}, {8, 8}, 0, 0, DRS_GRID_BILINEAR,
+     DRS_GRID_PAD_REFLECTION},
+    {"W8c", "grid_sample 8x32x128^2 affine grid -> 128^2, nearest/border", K_GRID, 4,
+     S4(8, 32, 128, 128), S4(1, 2, 8, 8), {128, 128}, {8, 8}, 0, 0, DRS_GRID_NEAREST,
+     DRS_GRID_PAD_BORDER},
+    {"W8d", "grid_sample 8x32x128^2 affine grid -> 128^2, bicubic/border", K_GRID, 4,
+     S4(8, 32, 128, 128), S4(1, 2, 8, 8), {128, 128}, {8, 8}, 0, 0, DRS_GRID_BICUBIC,
+     DRS_GRID_PAD_BORDER},
+    {"W9", "W1 in NHWC: Resize-19 linear half_pixel axes {1,2}, [8,128,128,64] -> 256^2",
+     K_RESIZE_NHWC, 4, S4(8, 128, 128, 64), S4(1, 8, 8, 2), {256, 256}, {16, 16}, 0, 0, 0, 0},
+    {"W10", "one image 1x3x1024^2 bilinear 2x up", K_TORCH, 4, S4(1, 3, 1024, 1024),
+     S4(1, 1, 16, 16), {2048, 2048}, {32, 32}, DRS_TORCH_BILINEAR, 0, 0, 0},
+    {"W11", "grid_sample bilinear/zeros N=1 C=16 512^2 affine grid -> 512^2", K_GRID, 4,
+     S4(1, 16, 512, 512), S4(1, 2, 16, 16), {512, 512}, {16, 16}, 0, 0, DRS_GRID_BILINEAR,
+     DRS_GRID_PAD_ZEROS},
+    {"W12", "InterpolateBackprop-4 linear_onnx half_pixel scales {2,2} axes {2,3} on W1 shapes",
+     K_BACKPROP, 4, S4(8, 64, 128, 128), S4(1, 2, 8, 8), {256, 256}, {16, 16}, 0, 0, 0, 0},
+};
+#define NWL ((int)(sizeof WL / sizeof WL[0]))
+
+static const char *const TORCH_MODE_NAME[] = {"nearest",  "nearest-exact", "linear", "bilinear",
+                                              "bicubic", "trilinear",     "area"};
+
+/* The affine grid of W8/W11: theta = [[a, b, tx], [c, d, ty]] applied to
+ * affine_grid's align_corners=False base grid, x = (2j + 1)/W - 1. */
+#define GRID_ANGLE 0.17453292519943295 /* 10 degrees */
+#define GRID_SCALE 0.9
+#define GRID_TX 0.05
+#define GRID_TY (-0.03)
+
+/* ------------------------------------------------------------ helpers */
+static void die(const char *what, drs_status s)
+{
+    fprintf(stderr, "bench: %s failed: %s: %s\n", what, drs_status_str(s), drs_last_error());
+    exit(1);
+}
+
+static void *xalloc(size_t n)
+{
+    size_t r = (n + 63) / 64 * 64;
+    void *p = aligned_alloc(64, r ? r : 64);
+    if (!p) {
+        fprintf(stderr, "bench: out of memory (%zu bytes)\n", n);
+        exit(1);
+    }
+    memset(p, 0, r ? r : 64); /* touch every page before timing */
+    return p;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static long minflt(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* v = ((i + seed) * 0x9E3779B1 mod 2^24) / 2^24 - 0.5: exact in f32, and numpy
+ * computes the same bits with uint64 arithmetic (only the low 24 bits matter). */
+static void fill(float *p, int64_t n, uint64_t seed)
+{
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t h = (((uint64_t)i + seed) * 0x9E3779B1u) & 0xFFFFFFu;
+        p[i] = (float)h * (1.0f / 16777216.0f) - 0.5f;
+    }
+}
+
+typedef struct {
+    double sum, abs;
+    uint64_t hash;
+} digest;
+
+static digest digest_of(const float *p, int64_t n)
+{
+    digest d = {0, 0, 1469598103934665603ull};
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, p + i, 4);
+        d.hash = (d.hash ^ u) * 1099511628211ull;
+        d.sum += p[i];
+        d.abs += fabs(p[i]);
+    }
+    return d;
+}
+
+static int64_t numel(const drs_tensor *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->shape[i];
+    return n;
+}
+
+static drs_tensor tensor_new(int rank, const int64_t *shape)
+{
+    drs_tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = DRS_F32;
+    t.rank = rank;
+    for (int i = 0; i < rank; i++)
+        t.shape[i] = shape[i];
+    t.data = xalloc((size_t)numel(&t) * sizeof(float));
+    return t;
+}
+
+/* ------------------------------------------------------------ a prepared workload */
+typedef struct {
+    const wl_def *w;
+    drs_tensor x, y, dy, dx, grid, dgrid;
+    drs_torch_interpolate_attrs ta;
+    drs_resize_attrs ra;
+    drs_resize_inputs ri;
+    double rscales[2];
+    drs_interpolate_attrs ia;
+    drs_interpolate_inputs ii;
+    double iscales[2];
+    int64_t iaxes[2];
+    double dscales[2];
+    double theta[6];
+} bench_rt;
+
+static void rt_setup(bench_rt *r, const wl_def *w, int smoke)
+{
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    const int64_t *shape = smoke ? w->smoke : w->shape;
+    const int64_t *osz = smoke ? w->osz_smoke : w->osz;
+    int orank;
+    int64_t oshape[DRS_MAX_RANK];
+    drs_status s;
+    r->x = tensor_new(w->rank, shape);
+    fill(r->x.data, numel(&r->x), 0);
+    switch (w->kind) {
+    case K_TORCH:
+        r->ta = drs_torch_interpolate_attrs_default();
+        r->ta.mode = w->tmode;
+        r->ta.n_size = w->rank - 2;
+        for (int i = 0; i < w->rank - 2; i++)
+            r->ta.size[i] = osz[i];
+        r->ta.align_corners = (w->tmode == DRS_TORCH_NEAREST || w->tmode == DRS_TORCH_AREA) ? -1 : 0;
+        r->ta.antialias = w->antialias;
+        s = drs_torch_interpolate_infer_shape(&r->ta, &r->x, &orank, oshape);
+        if (s)
+            die("drs_torch_interpolate_infer_shape", s);
+        break;
+    case K_RESIZE_NHWC:
+        r->ra = drs_resize_attrs_default(19);
+        r->ra.mode = DRS_MODE_LINEAR;
+        r->ra.coordinate_transformation_mode = DRS_COORD_HALF_PIXEL;
+        r->ra.n_axes = 2;
+        r->ra.axes[0] = 1;
+        r->ra.axes[1] = 2;
+        r->rscales[0] = (double)osz[0] / (double)shape[1];
+        r->rscales[1] = (double)osz[1] / (double)shape[2];
+        r->ri.scales = r->rscales;
+        r->ri.n_scales = 2;
+        s = drs_resize_infer_shape(&r->ra, &r->x, &r->ri, &orank, oshape);
+        if (s)
+            die("drs_resize_infer_shape", s);
+        break;
+    case K_BACKPROP:
+        r->ia = drs_interpolate_attrs_default(4);
+        r->ia.mode = DRS_MODE_LINEAR_ONNX;
+        r->ia.shape_calculation_mode = DRS_SHAPE_SCALES;
+        r->ia.coordinate_transformation_mode = DRS_COORD_HALF_PIXEL;
+        r->iscales[0] = (double)osz[0] / (double)shape[2];
+        r->iscales[1] = (double)osz[1] / (double)shape[3];
+        r->iaxes[0] = 2;
+        r->iaxes[1] = 3;
+        r->ii.scales = r->iscales;
+        r->ii.n_scales = 2;
+        r->ii.axes = r->iaxes;
+        r->ii.n_axes = 2;
+        s = drs_interpolate_infer_shape(&r->ia, &r->x, &r->ii, &orank, oshape);
+        if (s)
+            die("drs_interpolate_infer_shape", s);
+        break;
+    case K_GRID: {
+        const int64_t N = shape[0], Ho = osz[0], Wo = osz[1];
+        const double ca = cos(GRID_ANGLE) * GRID_SCALE, sa = sin(GRID_ANGLE) * GRID_SCALE;
+        r->theta[0] = ca, r->theta[1] = -sa, r->theta[2] = GRID_TX;
+        r->theta[3] = sa, r->theta[4] = ca, r->theta[5] = GRID_TY;
+        const int64_t gs[4] = {N, Ho, Wo, 2};
+        r->grid = tensor_new(4, gs);
+        float *g = r->grid.data;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t i = 0; i < Ho; i++)
+                for (int64_t j = 0; j < Wo; j++) {
+                    const double xn = (2.0 * (double)j + 1.0) / (double)Wo - 1.0;
+                    const double yn = (2.0 * (double)i + 1.0) / (double)Ho - 1.0;
+                    float *p = g + ((n * Ho + i) * Wo + j) * 2;
+                    p[0] = (float)(r->theta[0] * xn + r->theta[1] * yn + r->theta[2]);
+                    p[1] = (float)(r->theta[3] * xn + r->theta[4] * yn + r->theta[5]);
+                }
+        r->dgrid = tensor_new(4, gs);
+        drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(9);
+        ga.mode = w->gmode;
+        ga.padding_mode = w->gpad;
+        s = drs_grid_sample_infer_shape(&ga, &r->x, &r->grid, &orank, oshape);
+        if (s)
+            die("drs_grid_sample_infer_shape", s);
+        break;
+    }
+    }
+    r->y = tensor_new(orank, oshape);
+    r->dy = tensor_new(orank, oshape);
+    fill(r->dy.data, numel(&r->dy), 1000003);
+    r->dx = tensor_new(w->rank, shape);
+}
+
+static void rt_free(bench_rt *r)
+{
+    free(r->x.data);
+    free(r->y.data);
+    free(r->dy.data);
+    free(r->dx.data);
+    free(r->grid.data);
+    free(r->dgrid.data);
+}
+
+static drs_grid_sample_attrs grid_attrs(const wl_def *w)
+{
+    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(9);
+    ga.mode = w->gmode;
+    ga.padding_mode = w->gpad;
+    ga.align_corners = 0;
+    return ga;
+}
+
+static void run_fwd(bench_rt *r)
+{
+    drs_status s = DRS_OK;
+    switch (r->w->kind) {
+    case K_TORCH:
+        s = drs_torch_interpolate_forward(&r->y, &r->x, &r->ta);
+        break;
+    case K_RESIZE_NHWC:
+        s = drs_resize_forward(&r->y, &r->x, &r->ri, &r->ra);
+        break;
+    case K_BACKPROP:
+        s = drs_interpolate_forward(&r->y, &r->x, &r->ii, &r->ia);
+        break;
+    case K_GRID: {
+        drs_grid_sample_attrs ga = grid_attrs(r->w);
+        s = drs_grid_sample_forward(&r->y, &r->x, &r->grid, &ga);
+        break;
+    }
+    }
+    if (s)
+        die("forward", s);
+}
+
+/* with_scales: K_BACKPROP only, also computes scales_delta. */
+static void run_bwd(bench_rt *r, int with_scales)
+{
+    drs_status s = DRS_OK;
+    switch (r->w->kind) {
+    case K_TORCH:
+        s = drs_torch_interpolate_backward(&r->dx, &r->dy, &r->x, &r->ta, DRS_GRAD_OVERWRITE);
+        break;
+    case K_RESIZE_NHWC:
+        s = drs_resize_backward(&r->dx, NULL, NULL, &r->dy, &r->x, &r->ri, &r->ra,
+                                DRS_GRAD_OVERWRITE);
+        break;
+    case K_BACKPROP:
+        s = drs_interpolate_backprop(&r->dx, with_scales ? r->dscales : NULL, &r->x, &r->dy,
+                                     &r->ii, &r->ia, DRS_GRAD_OVERWRITE);
+        break;
+    case K_GRID: {
+        drs_grid_sample_attrs ga = grid_attrs(r->w);
+        s = drs_grid_sample_backward(&r->dx, &r->dgrid, &r->dy, &r->x, &r->grid, &ga,
+                                     DRS_GRAD_OVERWRITE);
+        break;
+    }
+    }
+    if (s)
+        die("backward", s);
+}
+
+typedef struct {
+    double med, min, max;
+    double flt; /* minor page faults per timed call */
+} timing;
+
+typedef enum { PHASE_FWD, PHASE_BWD, PHASE_BWD_SCALES } phase;
+
+#define MAX_THREAD_COUNTS 8
+typedef struct {
+    int n;
+    int t[MAX_THREAD_COUNTS];
+} thread_list;
+
+static void set_threads(int T)
+{
+    drs_status s = drs_set_num_threads(T);
+    if (s)
+        die("drs_set_num_threads", s);
+    omp_set_num_threads(T); /* the copy probe's own parallel region */
+}
+
+static void run_phase(bench_rt *r, phase ph)
+{
+    if (ph == PHASE_FWD)
+        run_fwd(r);
+    else
+        run_bwd(r, ph == PHASE_BWD_SCALES);
+}
+
+static timing summarize(double *t, int runs, long flt)
+{
+    timing res;
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    res.med = (runs % 2) ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+    res.min = t[0];
+    res.max = t[runs - 1];
+    res.flt = (double)flt / runs;
+    return res;
+}
+
+/* The results a phase writes, digested after the last timed call at each
+ * thread count (untimed), so the caller can check they do not depend on it. */
+typedef struct {
+    digest out, grid;
+    double dscales[2];
+} phase_result;
+
+static void digest_phase(bench_rt *r, phase ph, phase_result *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    if (ph == PHASE_FWD) {
+        pr->out = digest_of(r->y.data, numel(&r->y));
+        return;
+    }
+    pr->out = digest_of(r->dx.data, numel(&r->dx));
+    if (r->w->kind == K_GRID)
+        pr->grid = digest_of(r->dgrid.data, numel(&r->dgrid));
+    if (ph == PHASE_BWD_SCALES)
+        memcpy(pr->dscales, r->dscales, sizeof pr->dscales);
+}
+
+/* Times a phase at every thread count of tl, interleaved call by call
+ * (T1, T2, T1, T2, ...) so that a change in the machine's load hits every
+ * count alike; the warm-up calls (per count) come first. */
+static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread_list *tl,
+                       timing *out, phase_result *pr)
+{
+    double *t = malloc((size_t)runs * (size_t)tl->n * sizeof *t);
+    long flt[MAX_THREAD_COUNTS] = {0};
+    if (!t)
+        die("malloc", DRS_ERR_NOMEM);
+    for (int k = 0; k < tl->n; k++) {
+        set_threads(tl->t[k]);
+        for (int i = 0; i < warmup; i++) {
+            const double t0 = now_ms();
+            run_phase(r, ph);
+            if (now_ms() - t0 > 1000.0) /* slow: one warm-up call is enough */
+                break;
+        }
+    }
+    for (int i = 0; i < runs; i++)
+        for (int k = 0; k < tl->n; k++) {
+            set_threads(tl->t[k]);
+            const long f0 = minflt();
+            const double t0 = now_ms();
+            run_phase(r, ph);
+            t[k * runs + i] = now_ms() - t0;
+            flt[k] += minflt() - f0;
+            if (i == runs - 1)
+                digest_phase(r, ph, &pr[k]);
+        }
+    for (int k = 0; k < tl->n; k++)
+        out[k] = summarize(t + k * runs, runs, flt[k]);
+    free(t);
+}
+
+/* ------------------------------------------------------------ copy probe */
+static timing copy_probe(size_t bytes, int warmup, int runs)
+{
+    char *a = xalloc(bytes), *b = xalloc(bytes);
+    memset(a, 1, bytes);
+    double *t = malloc((size_t)runs * sizeof *t);
+    for (int it = -warmup; it < runs; it++) {
+        const double t0 = now_ms();
+#pragma omp parallel
+        {
+            const int nt = omp_get_num_threads(), id = omp_get_thread_num();
+            const size_t chunk = (bytes / (size_t)nt + 63) / 64 * 64;
+            const size_t lo = chunk * (size_t)id < bytes ? chunk * (size_t)id : bytes;
+            const size_t hi = lo + chunk < bytes ? lo + chunk : bytes;
+            memcpy(b + lo, a + lo, hi - lo);
+        }
+        if (it >= 0)
+            t[it] = now_ms() - t0;
+    }
+    timing res = summarize(t, runs, 0);
+    free(t);
+    free(a);
+    free(b);
+    return res;
+}
+
+/* ------------------------------------------------------------ output */
+static void json_shape(const drs_tensor *t)
+{
+    putchar('[');
+    for (int i = 0; i < t->rank; i++)
+        printf("%s%lld", i ? "," : "", (long long)t->shape[i]);
+    putchar(']');
+}
+
+static void json_digest(const char *key, digest d)
+{
+    printf(",\"%s\":{\"sum\":%.17g,\"abs\":%.17g,\"hash\":\"%016llx\"}", key, d.sum, d.abs,
+           (unsigned long long)d.hash);
+}
+
+static int wl_selected(const char *name, const char *filter)
+{
+    if (!filter)
+        return 1;
+    const char *p = filter;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        /* "W8" selects W8a..W8d, but "W1" does not select W10/W11/W12 */
+        if (n && strncmp(name, p, n) == 0 && (name[n] == 0 || (name[n] >= 'a' && name[n] <= 'z')))
+            return 1;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+static void usage(void)
+{
+    printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
+           "             [--phase fwd|bwd] [--json]"
+           " [--smoke] [--no-copy] [--list]\n"
+           "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
+           "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
+           "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
+           "  --workload    comma-separated names; W8 selects W8a-W8d; 'copy' = only the probe\n"
+           "  --phase P     fwd, bwd or fwd,bwd (default): time only these (e.g. under perf;\n"
+           "                the other phase's fields are 0)\n"
+           "  --json        one JSON object per line (what compare_torch.py reads)\n"
+           "  --smoke       tiny shapes (for the ctest smoke run; times nothing meaningful)\n"
+           "  --no-copy     skip the copy-bandwidth probe\n"
+           "  --list        print the workloads and exit\n");
+}
+
+static int parse_threads(const char *v, thread_list *tl)
+{
+    tl->n = 0;
+    while (*v) {
+        char *e;
+        const long t = strtol(v, &e, 10);
+        if (e == v || t < 1 || t > 1024 || tl->n == MAX_THREAD_COUNTS || (*e && *e != ','))
+            return 0;
+        tl->t[tl->n++] = (int)t;
+        v = *e ? e + 1 : e;
+    }
+    return tl->n > 0;
+}
+
+static void json_timing(const char *key, timing t)
+{
+    printf(",\"%s_ms\":%.6g,\"%s_min_ms\":%.6g,\"%s_max_ms\":%.6g,\"%s_flt\":%.6g", key, t.med, key,
+           t.min, key, t.max, key, t.flt);
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 7, warmup = 2, json = 0, smoke = 0, do_copy = 1, phases = 3;
+    thread_list tl = {1, {1}};
+    const char *filter = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = (i + 1 < argc) ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--threads") && v) {
+            if (!parse_threads(v, &tl)) {
+                fprintf(stderr, "bench: --threads wants counts >= 1 like 2 or 1,2 (at most %d), "
+                        "got '%s'\n", MAX_THREAD_COUNTS, v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--runs") && v)
+            runs = atoi(v), i++;
+        else if (!strcmp(a, "--warmup") && v)
+            warmup = atoi(v), i++;
+        else if (!strcmp(a, "--workload") && v)
+            filter = v, i++;
+        else if (!strcmp(a, "--phase") && v) {
+            phases = (strstr(v, "fwd") ? 1 : 0) | (strstr(v, "bwd") ? 2 : 0);
+            if (!phases) {
+                fprintf(stderr, "bench: --phase wants fwd, bwd or fwd,bwd, got '%s'\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--json"))
+            json = 1;
+        else if (!strcmp(a, "--smoke"))
+            smoke = 1;
+        else if (!strcmp(a, "--no-copy"))
+            do_copy = 0;
+        else if (!strcmp(a, "--list")) {
+            for (int k = 0; k < NWL; k++)
+                printf("%-4s %s\n", WL[k].name, WL[k].what);
+            return 0;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else {
+            fprintf(stderr, "bench: unknown or incomplete argument '%s' (try --help)\n", a);
+            return 2;
+        }
+    }
+    if (runs < 1 || warmup < 0) {
+        fprintf(stderr, "bench: --runs must be >= 1, --warmup >= 0\n");
+        return 2;
+    }
+
+    const int copy_only = filter && !strcmp(filter, "copy");
+    int nsel = 0;
+    for (int wi = 0; wi < NWL; wi++)
+        nsel += wl_selected(WL[wi].name, filter);
+    if (filter && !nsel && !strstr(filter, "copy")) {
+        fprintf(stderr, "bench: --workload '%s' selects nothing (try --list)\n", filter);
+        return 2;
+    }
+    if (!json)
+        printf("dresample %d.%d.%d (library build %s), median of %d calls after %d warm-up\n",
+               DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH, DRS_BENCH_BUILD, runs,
+               warmup);
+    if (do_copy && (!filter || strstr(filter, "copy"))) {
+        const wl_def *w1 = &WL[0];
+        const int64_t *sh = smoke ? w1->smoke : w1->shape;
+        const int64_t *os = smoke ? w1->osz_smoke : w1->osz;
+        const size_t bytes = (size_t)(sh[0] * sh[1] * os[0] * os[1]) * sizeof(float);
+        for (int k = 0; k < tl.n; k++) {
+            set_threads(tl.t[k]);
+            timing c = copy_probe(bytes, warmup > 0 ? warmup : 1, runs);
+            const double gbs = 2.0 * (double)bytes / (c.med * 1e6);
+            if (json)
+                printf("{\"probe\":\"copy\",\"bytes\":%zu,\"threads\":%d,\"runs\":%d,\"ms\":%.6g,"
+                       "\"min_ms\":%.6g,\"gbs\":%.6g,\"build\":\"%s\",\"version\":\"%d.%d.%d\"}\n",
+                       bytes, tl.t[k], runs, c.med, c.min, gbs, DRS_BENCH_BUILD,
+                       DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH);
+            else
+                printf("copy probe: memcpy %.1f MiB, %d thread(s): %.3f ms, %.2f GB/s "
+                       "(read + write)\n",
+                       (double)bytes / 1048576.0, tl.t[k], c.med, gbs);
+        }
+        fflush(stdout);
+    }
+    if (copy_only)
+        return 0;
+
+    if (!json)
+        printf("%-4s %3s %11s %11s %8s %8s  %s\n", "name", "thr", "fwd ms", "bwd ms", "fwd GB/s",
+               "bwd GB/s", "what");
+    for (int wi = 0; wi < NWL; wi++) {
+        const wl_def *w = &WL[wi];
+        if (!wl_selected(w->name, filter))
+            continue;
+        bench_rt r;
+        rt_setup(&r, w, smoke);
+        const int64_t nx = numel(&r.x), ny = numel(&r.y), ng = w->kind == K_GRID ? numel(&r.grid) : 0;
+        /* bytes read + written (f32): forward reads x (and the grid), writes y;
+         * backward reads dy (grid sample also x and the grid), writes dx (and dgrid) */
+        const double bytes_fwd = 4.0 * (double)(nx + ny + ng);
+        const double bytes_bwd = 4.0 * (double)(ny + nx + (w->kind == K_GRID ? nx + 2 * ng : 0));
+
+        timing tf[MAX_THREAD_COUNTS], tb[MAX_THREAD_COUNTS], ts[MAX_THREAD_COUNTS];
+        phase_result rf[MAX_THREAD_COUNTS], rb[MAX_THREAD_COUNTS], rs[MAX_THREAD_COUNTS];
+        memset(tf, 0, sizeof tf), memset(tb, 0, sizeof tb), memset(ts, 0, sizeof ts);
+        memset(rf, 0, sizeof rf), memset(rb, 0, sizeof rb), memset(rs, 0, sizeof rs);
+        if (phases & 1)
+            time_phase(&r, PHASE_FWD, warmup, runs, &tl, tf, rf);
+        if (phases & 2)
+            time_phase(&r, PHASE_BWD, warmup, runs, &tl, tb, rb);
+        if ((phases & 2) && w->kind == K_BACKPROP)
+            time_phase(&r, PHASE_BWD_SCALES, warmup, runs, &tl, ts, rs);
+
+        for (int k = 0; k < tl.n; k++) {
+            if (json) {
+                printf("{\"workload\":\"%s\",\"what\":\"%s\",\"threads\":%d,\"runs\":%d,"
+                       "\"smoke\":%d,\"kind\":\"%s\",\"in_shape\":",
+                       w->name, w->what, tl.t[k], runs, smoke,
+                       w->kind == K_TORCH ? "torch" : w->kind == K_RESIZE_NHWC ? "nhwc"
+                                                    : w->kind == K_GRID        ? "grid"
+                                                                               : "backprop");
+                json_shape(&r.x);
+                if (w->kind != K_GRID) /* the PyTorch mode of the same computation */
+                    printf(",\"tmode\":\"%s\",\"antialias\":%d",
+                           w->kind == K_TORCH ? TORCH_MODE_NAME[w->tmode] : "bilinear",
+                           w->antialias);
+                printf(",\"out_shape\":");
+                json_shape(&r.y);
+                json_timing("fwd", tf[k]);
+                json_timing("bwd", tb[k]);
+                printf(",\"bytes_fwd\":%.17g,\"bytes_bwd\":%.17g", bytes_fwd, bytes_bwd);
+                json_digest("fwd", rf[k].out);
+                json_digest("bwd", rb[k].out);
+                if (w->kind == K_GRID) {
+                    json_digest("bwd_grid", rb[k].grid);
+                    printf(",\"grid_shape\":");
+                    json_shape(&r.grid);
+                    printf(",\"grid_mode\":%d,\"grid_padding\":%d,\"theta\":[%.17g,%.17g,%.17g,"
+                           "%.17g,%.17g,%.17g]",
+                           (int)w->gmode, (int)w->gpad, r.theta[0], r.theta[1], r.theta[2],
+                           r.theta[3], r.theta[4], r.theta[5]);
+                }
+                if (w->kind == K_BACKPROP) {
+                    json_timing("bwd_scales", ts[k]);
+                    json_digest("bwd_scales", rs[k].out);
+                    printf(",\"scales_delta\":[%.17g,%.17g]", rs[k].dscales[0], rs[k].dscales[1]);
+                }
+                printf("}\n");
+            } else {
+                printf("%-4s %3d %11.3f %11.3f %8.2f %8.2f  %s\n", w->name, tl.t[k], tf[k].med,
+                       tb[k].med, bytes_fwd / (tf[k].med * 1e6), bytes_bwd / (tb[k].med * 1e6),
+                       w->what);
+                if (w->kind == K_BACKPROP)
+                    printf("%-4s %3s %11s %11.3f %8s %8s  with scales_delta: +%.1f%% over the "
+                           "data gradient alone\n",
+                           "", "", "", ts[k].med, "", "", 100.0 * (ts[k].med / tb[k].med - 1.0));
+            }
+        }
+        fflush(stdout);
+        rt_free(&r);
+    }
+    return 0;
+}
