@@ -263,6 +263,72 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
 }
 
+/* 1 when every active pass is a pure selection: one tap of weight exactly 1
+ * per output (nearest modes, pads-only axes).  The passes then compose into
+ * one index gather, y[i] = x[map(i)], which gives the same values as the
+ * passes (x * 1 == x) without intermediates. */
+static int all_unit_gathers(const drs_tables *T)
+{
+    for (int a = 0; a < T->nact; a++) {
+        const drs_table *t = &T->tab[T->active[a]];
+        if (t->extrap)
+            return 0;
+        for (int64_t o = 0; o < t->O; o++)
+            if (t->ntap[o] != 1 || t->w[o * t->stride] != 1.0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The composed gather: parallel over output rows (all axes but the last);
+ * each output element is written once, so the bits never depend on threads. */
+static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor *x, drs_tensor *y)
+{
+    const int R = p->rank;
+    const int64_t *first[DRS_MAX_RANK] = {NULL};
+    for (int a = 0; a < T->nact; a++)
+        first[p->pass[T->active[a]].axis] = T->tab[T->active[a]].first;
+    int64_t xstride[DRS_MAX_RANK];
+    xstride[R - 1] = 1;
+    for (int d = R - 2; d >= 0; d--)
+        xstride[d] = xstride[d + 1] * p->in_shape[d + 1];
+    const int64_t Wo = p->out_shape[R - 1];
+    int64_t rows = 1;
+    for (int d = 0; d < R - 1; d++)
+        rows *= p->out_shape[d];
+    const size_t es = drs_dtype_size(p->dtype);
+    const int64_t *fw = first[R - 1];
+    const char *xs = (const char *)x->data;
+    char *ys = (char *)y->data;
+    _Pragma("omp parallel for schedule(static) if (rows * Wo > PAR_MIN_WORK)")
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t rem = r, src = 0;
+        for (int d = R - 2; d >= 0; d--) {
+            const int64_t od = rem % p->out_shape[d];
+            rem /= p->out_shape[d];
+            src += (first[d] ? first[d][od] : od) * xstride[d];
+        }
+        char *dst = ys + (size_t)(r * Wo) * es;
+        const char *xrow = xs + (size_t)src * es;
+        if (!fw) {
+            memcpy(dst, xrow, (size_t)Wo * es);
+        } else if (es == 4) {
+            const uint32_t *xr = (const uint32_t *)(const void *)xrow;
+            uint32_t *yr = (uint32_t *)(void *)dst;
+            for (int64_t o = 0; o < Wo; o++)
+                yr[o] = xr[fw[o]];
+        } else if (es == 8) {
+            const uint64_t *xr = (const uint64_t *)(const void *)xrow;
+            uint64_t *yr = (uint64_t *)(void *)dst;
+            for (int64_t o = 0; o < Wo; o++)
+                yr[o] = xr[fw[o]];
+        } else {
+            for (int64_t o = 0; o < Wo; o++)
+                dst[o] = xrow[fw[o]];
+        }
+    }
+}
+
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x)
 {
     int64_t ny, nx;
@@ -282,6 +348,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return st;
     const int nact = T.nact;
     const int *active = T.active;
+    if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather, no scratch */
+        unit_gather(p, &T, x, y);
+        drs_tables_free(p, &T);
+        return DRS_OK;
+    }
 
     /* ---- intermediate shapes and scratch ---- */
     int64_t shape[DRS_MAX_RANK];
