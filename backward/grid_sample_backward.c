@@ -35,7 +35,30 @@
             drs_gs_taps t;                                                                     \
             drs_gs_read_point(p, grid, pt, g);                                                 \
             drs_gs_point_taps(p, g, 1, &t);                                                    \
-            if (t.m[0] != 0.0 || t.m[1] != 0.0 || t.m[2] != 0.0) {                             \
+            if (t.n == 4 && t.m[0] == 0.0 && (t.m[1] != 0.0 || t.m[2] != 0.0)) {               \
+                /* 2-D bilinear inside: taps and weight derivatives in registers;          \
+                 * the depth term is multiplied by m[0] = 0, so it is not formed */          \
+                const int64_t o0 = t.off[0], o1 = t.off[1], o2 = t.off[2], o3 = t.off[3];      \
+                const double h0 = t.dw[1][0], h1 = t.dw[1][1], h2 = t.dw[1][2], h3 = t.dw[1][3];\
+                const double v0 = t.dw[2][0], v1 = t.dw[2][1], v2 = t.dw[2][2], v3 = t.dw[2][3];\
+                for (int64_t c = 0; c < C; c++) {                                              \
+                    const T *xc = x + (n * C + c) * Q;                                         \
+                    const double d = (double)dy[(n * C + c) * P + q];                          \
+                    const double x0 = (double)xc[o0], x1 = (double)xc[o1];                     \
+                    const double x2 = (double)xc[o2], x3 = (double)xc[o3];                     \
+                    double a1 = 0.0, a2 = 0.0;                                                 \
+                    a1 += h0 * x0;                                                             \
+                    a2 += v0 * x0;                                                             \
+                    a1 += h1 * x1;                                                             \
+                    a2 += v1 * x1;                                                             \
+                    a1 += h2 * x2;                                                             \
+                    a2 += v2 * x2;                                                             \
+                    a1 += h3 * x3;                                                             \
+                    a2 += v3 * x3;                                                             \
+                    G[1] += d * a1;                                                            \
+                    G[2] += d * a2;                                                            \
+                }                                                                              \
+            } else if (t.m[0] != 0.0 || t.m[1] != 0.0 || t.m[2] != 0.0) {                      \
                 for (int64_t c = 0; c < C; c++) {                                              \
                     const T *xc = x + (n * C + c) * Q;                                         \
                     const double d = (double)dy[(n * C + c) * P + q];                          \
@@ -117,22 +140,30 @@ static void gs_block_transpose(const drs_gs_plan *p, const drs_tensor *grid, int
     s->rowptr[0] = 0;
 }
 
+/* Parallel over blocks of 256 pixels; within a block channel by channel, so
+ * the output_delta plane of one channel is read for the block's pixels
+ * together.  Each (c, pixel) sums its entries in ascending point order. */
 #define GS_DATA_GATHER(T, NAME)                                                                \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s)  \
     {                                                                                          \
-        const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
+        const int64_t C = p->C, P = p->P, Q = p->Q, nbk = (Q + 255) / 256;                     \
         _Pragma("omp parallel for schedule(static) if (Q * C > PAR_MIN_WORK)")                 \
-        for (int64_t j = 0; j < Q; j++) {                                                      \
-            const int64_t e0 = s->rowptr[j], e1 = s->rowptr[j + 1];                            \
-            if (e0 == e1)                                                                      \
+        for (int64_t bk = 0; bk < nbk; bk++) {                                                 \
+            const int64_t j0 = bk * 256, j1 = j0 + 256 < Q ? j0 + 256 : Q;                     \
+            if (s->rowptr[j0] == s->rowptr[j1])                                                \
                 continue;                                                                      \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *dyc = dy + (n * C + c) * P;                                           \
-                double acc = 0.0;                                                              \
-                for (int64_t e = e0; e < e1; e++)                                              \
-                    acc += s->w[e] * (double)dyc[s->pt[e]];                                    \
-                T *d = dx + (n * C + c) * Q + j;                                               \
-                *d = (T)((double)*d + acc);                                                    \
+                T *dxc = dx + (n * C + c) * Q;                                                 \
+                for (int64_t j = j0; j < j1; j++) {                                            \
+                    const int64_t e0 = s->rowptr[j], e1 = s->rowptr[j + 1];                    \
+                    if (e0 == e1)                                                              \
+                        continue;                                                              \
+                    double acc = 0.0;                                                          \
+                    for (int64_t e = e0; e < e1; e++)                                          \
+                        acc += s->w[e] * (double)dyc[s->pt[e]];                                \
+                    dxc[j] = (T)((double)dxc[j] + acc);                                        \
+                }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }

@@ -464,23 +464,46 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
 }
 
 /* ------------------------------------------------------------- forward */
+/* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
+ * taps of a block are computed once, then each channel plane is read and
+ * written for the whole block (plane-local accesses).  Parallel over blocks;
+ * each output element is written by the one iteration owning its point. */
 #define GS_FORWARD(T, NAME, STORE)                                                             \
     static void NAME(const drs_gs_plan *p, const T *x, const drs_tensor *grid, T *y)           \
     {                                                                                          \
-        const int64_t NP = p->N * p->P, C = p->C, P = p->P, Q = p->Q;                          \
-        _Pragma("omp parallel for schedule(static) if (NP * C > PAR_MIN_WORK)")                \
-        for (int64_t pt = 0; pt < NP; pt++) {                                                  \
-            const int64_t n = pt / P, q = pt % P;                                              \
-            double g[3];                                                                       \
-            drs_gs_taps t;                                                                     \
-            drs_gs_read_point(p, grid, pt, g);                                                 \
-            drs_gs_point_taps(p, g, 0, &t);                                                    \
+        const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
+        const int mt = p->max_taps;                                                            \
+        const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
+        const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
+        _Pragma("omp parallel for schedule(static) if (p->N * P * C > PAR_MIN_WORK)")          \
+        for (int64_t blk = 0; blk < NB; blk++) {                                               \
+            const int64_t n = blk / nb, q0 = (blk % nb) * bp;                                  \
+            const int64_t q1 = q0 + bp < P ? q0 + bp : P;                                      \
+            int64_t off[DRS_GS_BLOCK_ENTRIES];                                                 \
+            double w[DRS_GS_BLOCK_ENTRIES];                                                    \
+            int nt[DRS_GS_BLOCK_ENTRIES];                                                      \
+            for (int64_t q = q0; q < q1; q++) {                                                \
+                double g[3];                                                                   \
+                drs_gs_taps t;                                                                 \
+                drs_gs_read_point(p, grid, n * P + q, g);                                      \
+                drs_gs_point_taps(p, g, 0, &t);                                                \
+                const int64_t i = (q - q0) * mt;                                               \
+                nt[q - q0] = t.n;                                                              \
+                for (int k = 0; k < t.n; k++) {                                                \
+                    off[i + k] = t.off[k];                                                     \
+                    w[i + k] = t.w[k];                                                         \
+                }                                                                              \
+            }                                                                                  \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
-                double acc = 0.0;                                                              \
-                for (int k = 0; k < t.n; k++)                                                  \
-                    acc += t.w[k] * (double)xc[t.off[k]];                                      \
-                y[(n * C + c) * P + q] = STORE;                                                \
+                T *yc = y + (n * C + c) * P;                                                   \
+                for (int64_t q = q0; q < q1; q++) {                                            \
+                    const int64_t i = (q - q0) * mt;                                           \
+                    double acc = 0.0;                                                          \
+                    for (int k = 0; k < nt[q - q0]; k++)                                       \
+                        acc += w[i + k] * (double)xc[off[i + k]];                              \
+                    yc[q] = STORE;                                                             \
+                }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }

@@ -12,6 +12,7 @@
 #include "core.h"
 
 #define DRS_GS_MAX_TAPS 64 /* tricubic: 4 x 4 x 4 */
+#define DRS_GS_BLOCK_ENTRIES 1024 /* taps of one block of points (>= DRS_GS_MAX_TAPS) */
 
 typedef struct drs_gs_plan {
     const char *op;          /* "GridSample-9", ... (messages) */
