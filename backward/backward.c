@@ -10,15 +10,15 @@
  *    parallel for a single image (N*C = 1).
  *  scales/roi gradient of the parameter θ of pass k (O held fixed):
  *    dℓ/dθ = < dy, P_n ... P_{k+1} D_k P_{k-1} ... P_1 x >,
- *    with D_k the table of dw/dθ (same taps).  The final reduction is a BLIS
- *    ddotv (serial inside BLIS), so it is deterministic.
+ *    with D_k the table of dw/dθ (same taps).  The chain runs in double; its
+ *    first pass reads x in its own type and its last pass is fused with the
+ *    inner product against dy (per-row partial sums added in row order, so
+ *    it is deterministic for any thread count).
  * Computation runs in the data's type for the data gradient and in double for
  * the parameter gradients. */
-/* blis.h needs POSIX types (pthread barriers) under strict -std=c11 */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
 
-#include <blis.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,56 +295,68 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
     int nonzero = 0;
     for (int64_t q = 0; q < D->O * D->stride && !nonzero; q++)
         nonzero = D->dw[q] != 0.0;
-    double *cur = NULL, *nxt = NULL, *g = NULL;
+    double *cur = NULL, *nxt = NULL;
     if (!nonzero) /* exactly zero (nearest, area, pillow, shortcut, ...) */
         goto out;
-    int64_t maxn = nx > ny ? nx : ny;
+    /* <dy, P_n .. D_k .. P_1 x> in double: the first pass reads x in its own
+     * type, the last pass is fused with the inner product against dy (read in
+     * its own type), so only the intermediates between are materialised. */
+    const int f32 = p->dtype == DRS_F32;
+    int64_t maxn = 1;
     int64_t shape[DRS_MAX_RANK];
     memcpy(shape, p->in_shape, sizeof shape);
-    for (int a = 0; a < T.nact; a++) {
+    for (int a = 0; a + 1 < T.nact; a++) {
         shape[p->pass[T.active[a]].axis] = p->pass[T.active[a]].O;
         const int64_t n = prod(shape, 0, p->rank);
         maxn = n > maxn ? n : maxn;
     }
-    cur = drs__malloc((size_t)maxn * sizeof *cur);
-    nxt = drs__malloc((size_t)maxn * sizeof *nxt);
-    g = drs__malloc((size_t)ny * sizeof *g);
-    if (!cur || !nxt || !g) {
-        st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (parameter gradient)", p->op);
-        goto out;
-    }
-    if (p->dtype == DRS_F32) {
-        const float *s = x->data, *gs = dy->data;
-        for (int64_t i = 0; i < nx; i++)
-            cur[i] = s[i];
-        for (int64_t i = 0; i < ny; i++)
-            g[i] = gs[i];
-    } else {
-        memcpy(cur, x->data, (size_t)nx * sizeof *cur);
-        memcpy(g, dy->data, (size_t)ny * sizeof *g);
+    if (T.nact > 1) {
+        cur = drs__malloc((size_t)maxn * sizeof *cur);
+        nxt = drs__malloc((size_t)maxn * sizeof *nxt);
+        if (!cur || !nxt) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (parameter gradient)",
+                           p->op);
+            goto out;
+        }
     }
     memcpy(shape, p->in_shape, sizeof shape);
     int after = 0;
+    const void *src = x->data; /* pass input: x (own type) first, then doubles */
     for (int a = 0; a < T.nact; a++) {
         const int kk = T.active[a];
         const drs_axis_plan *ap = &p->pass[kk];
         const drs_table *t = &T.tab[kk];
         const int64_t outer = prod(shape, 0, ap->axis), inner = prod(shape, ap->axis + 1, p->rank);
         after |= kk == k;
+        const double *W = kk == k ? t->dw : t->w;
+        if (a == T.nact - 1) { /* the derivative pass is at or before this one */
+            if (a == 0)
+                st = f32 ? drs_pass_dot_f32_f32(src, outer, shape[ap->axis], inner, t, W,
+                                                dy->data, out)
+                         : drs_pass_dot_f64_f64(src, outer, shape[ap->axis], inner, t, W,
+                                                dy->data, out);
+            else
+                st = f32 ? drs_pass_dot_f64_f32(src, outer, shape[ap->axis], inner, t, W,
+                                                dy->data, out)
+                         : drs_pass_dot_f64_f64(src, outer, shape[ap->axis], inner, t, W,
+                                                dy->data, out);
+            break;
+        }
         /* from the derivative pass on, constants (extrapolation values) drop out */
-        drs_pass_f64(cur, nxt, outer, shape[ap->axis], inner, t, kk == k ? t->dw : t->w,
-                     after ? 0.0 : p->extrapolation_value);
+        const double ev = after ? 0.0 : p->extrapolation_value;
+        if (a == 0 && f32)
+            drs_pass_f32_f64(src, nxt, outer, shape[ap->axis], inner, t, W, ev);
+        else
+            drs_pass_f64(src, nxt, outer, shape[ap->axis], inner, t, W, ev);
         shape[ap->axis] = ap->O;
         double *tmp = cur;
         cur = nxt;
         nxt = tmp;
+        src = cur;
     }
-    *out = 0.0;
-    bli_ddotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, (dim_t)ny, g, 1, cur, 1, out);
 out:
     free(cur);
     free(nxt);
-    free(g);
     drs_tables_free(p, &T);
     return st;
 }

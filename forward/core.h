@@ -137,6 +137,17 @@ drs_status drs_plan_torch(drs_plan *p, const drs_torch_interpolate_attrs *at, co
  * array (t->wf, t->w or t->dw); ev fills extrapolated outputs. */
 void drs_pass_f32(const float *x, float *y, int64_t outer, int64_t L, int64_t inner,
                   const drs_table *t, const float *W, float ev);
+/* f32 input, double weights and output (first pass of a gradient chain). */
+void drs_pass_f32_f64(const float *x, double *y, int64_t outer, int64_t L, int64_t inner,
+                      const drs_table *t, const double *W, double ev);
+/* A pass fused with <dy, pass(x)> (double weights; x and dy as named: the last
+ * pass of a parameter-gradient chain).  Deterministic for any thread count. */
+drs_status drs_pass_dot_f64_f64(const double *x, int64_t outer, int64_t L, int64_t inner,
+                                const drs_table *t, const double *W, const double *dy, double *out);
+drs_status drs_pass_dot_f64_f32(const double *x, int64_t outer, int64_t L, int64_t inner,
+                                const drs_table *t, const double *W, const float *dy, double *out);
+drs_status drs_pass_dot_f32_f32(const float *x, int64_t outer, int64_t L, int64_t inner,
+                                const drs_table *t, const double *W, const float *dy, double *out);
 void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t inner,
                   const drs_table *t, const double *W, double ev);
 int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);

@@ -132,6 +132,76 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
 
 DEFINE_PASS(drs_pass_f32, float, float)
 DEFINE_PASS(drs_pass_f64, double, double)
+DEFINE_PASS(drs_pass_f32_f64, float, double)
+
+/* A pass fused with the inner product against dy: returns
+ *   sum_{b,o,i} dy[b,o,i] * sum_k W[o][k] x[b, first[o]+k, i]
+ * without writing the pass's output.  Each outer row b's partial sum is
+ * formed by one iteration (o, i, taps ascending) and the partials are added
+ * in b order, so the result does not depend on the thread count. */
+#define DEFINE_PASS_DOT(NAME, TI, TD)                                                          \
+    drs_status NAME(const TI *x, int64_t outer, int64_t L, int64_t inner, const drs_table *t,   \
+                    const double *W, const TD *dy, double *out)                                \
+    {                                                                                          \
+        const int64_t O = t->O, stride = t->stride;                                            \
+        double *part = drs__malloc((size_t)(outer > 0 ? outer : 1) * sizeof(double));          \
+        if (!part)                                                                             \
+            return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (partial sums)");         \
+        int64_t u0 = 0, u1 = 0;                                                                \
+        const int nu = inner == 1 ? uniform_taps(t, &u0, &u1) : 0;                             \
+        if (nu == 2 || nu == 4) { /* rows with a branch-free interior, same order */           \
+            _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")         \
+            for (int64_t b = 0; b < outer; b++) {                                              \
+                const TI *xrow = x + b * L;                                                    \
+                const TD *grow = dy + b * O;                                                   \
+                double acc = 0.0;                                                              \
+                for (int64_t o = 0; o < O; o++) {                                              \
+                    const int32_t n = (o >= u0 && o < u1) ? nu : t->ntap[o];                   \
+                    if (n == 0)                                                                \
+                        continue;                                                              \
+                    const double *w = W + o * stride;                                          \
+                    const TI *xr = xrow + t->first[o];                                         \
+                    double v = w[0] * (double)xr[0];                                           \
+                    if (nu == 2 && n == 2) {                                                   \
+                        v += w[1] * (double)xr[1];                                             \
+                    } else {                                                                   \
+                        for (int32_t k = 1; k < n; k++)                                        \
+                            v += w[k] * (double)xr[k];                                         \
+                    }                                                                          \
+                    acc += (double)grow[o] * v;                                                \
+                }                                                                              \
+                part[b] = acc;                                                                 \
+            }                                                                                  \
+        } else                                                                                 \
+        _Pragma("omp parallel for schedule(static) if (outer * O * inner > PAR_MIN_WORK)")     \
+        for (int64_t b = 0; b < outer; b++) {                                                  \
+            double acc = 0.0;                                                                  \
+            for (int64_t o = 0; o < O; o++) {                                                  \
+                const int32_t n = t->ntap[o];                                                  \
+                if (n == 0)                                                                    \
+                    continue;                                                                  \
+                const double *w = W + o * stride;                                              \
+                const TI *xr = x + (b * L + t->first[o]) * inner;                              \
+                const TD *g = dy + (b * O + o) * inner;                                        \
+                for (int64_t i = 0; i < inner; i++) {                                          \
+                    double v = w[0] * (double)xr[i];                                           \
+                    for (int32_t k = 1; k < n; k++)                                            \
+                        v += w[k] * (double)xr[(int64_t)k * inner + i];                        \
+                    acc += (double)g[i] * v;                                                   \
+                }                                                                              \
+            }                                                                                  \
+            part[b] = acc;                                                                     \
+        }                                                                                      \
+        double s = 0.0;                                                                        \
+        for (int64_t b = 0; b < outer; b++)                                                    \
+            s += part[b];                                                                      \
+        free(part);                                                                            \
+        *out = s;                                                                              \
+        return DRS_OK;                                                                         \
+    }
+DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
+DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
+DEFINE_PASS_DOT(drs_pass_dot_f32_f32, float, float)
 static DEFINE_PASS(pass_u8_f64, uint8_t, double)
 static DEFINE_PASS(pass_i8_f64, int8_t, double)
 static DEFINE_PASS(pass_i32_f64, int32_t, double)
