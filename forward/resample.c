@@ -12,6 +12,7 @@
 #include "core.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,77 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
 }
 
+/* ---- the last two passes fused, tiled by the first one's output rows ----
+ * When the last two active passes resample adjacent axes h and w = h + 1, the
+ * rows of pass h's output are exactly pass w's input rows: row (b, oh) of pass
+ * h (Lw x inner elements) is computed into a per-thread buffer and pass w is
+ * applied to it at once, so the intermediate never leaves the cache.  The
+ * arithmetic of every element is that of the two separate passes (same
+ * operations, same order), so the bits are identical to the unfused run. */
+#define DEFINE_FUSED2(NAME, A)                                                                  \
+    static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
+                     const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
+                     A ev, A *bufs)                                                            \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)") \
+        for (int64_t r = 0; r < outer * Oh; r++) {                                             \
+            const int64_t b = r / Oh, oh = r % Oh;                                             \
+            A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
+            /* pass h, one output row: a weighted sum of input rows */                         \
+            const int32_t nh = th->ntap[oh];                                                   \
+            if (nh == 0) {                                                                     \
+                const A v = (th->extrap && th->extrap[oh]) ? ev : (A)0;                        \
+                for (int64_t i = 0; i < rowlen; i++)                                           \
+                    tmp[i] = v;                                                                \
+            } else {                                                                           \
+                const A *w = Wh + oh * th->stride;                                             \
+                const A *xr = x + (b * Lh + th->first[oh]) * rowlen;                           \
+                const A w0 = w[0];                                                             \
+                for (int64_t i = 0; i < rowlen; i++)                                           \
+                    tmp[i] = w0 * xr[i];                                                       \
+                for (int32_t k = 1; k < nh; k++) {                                             \
+                    const A wk = w[k];                                                         \
+                    const A *xk = xr + (int64_t)k * rowlen;                                    \
+                    for (int64_t i = 0; i < rowlen; i++)                                       \
+                        tmp[i] += wk * xk[i];                                                  \
+                }                                                                              \
+            }                                                                                  \
+            /* pass w on that row */                                                           \
+            A *yrow = y + r * Ow * inner;                                                      \
+            for (int64_t o = 0; o < Ow; o++) {                                                 \
+                A *yd = yrow + o * inner;                                                      \
+                const int32_t n = tw->ntap[o];                                                 \
+                if (n == 0) {                                                                  \
+                    const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                     \
+                    for (int64_t i = 0; i < inner; i++)                                        \
+                        yd[i] = v;                                                             \
+                    continue;                                                                  \
+                }                                                                              \
+                const A *w = Ww + o * tw->stride;                                              \
+                const A *xr = tmp + tw->first[o] * inner;                                      \
+                if (inner == 1) {                                                              \
+                    A acc = w[0] * xr[0];                                                      \
+                    for (int32_t k = 1; k < n; k++)                                            \
+                        acc += w[k] * xr[k];                                                   \
+                    yd[0] = acc;                                                               \
+                } else {                                                                       \
+                    const A w0 = w[0];                                                         \
+                    for (int64_t i = 0; i < inner; i++)                                        \
+                        yd[i] = w0 * xr[i];                                                    \
+                    for (int32_t k = 1; k < n; k++) {                                          \
+                        const A wk = w[k];                                                     \
+                        const A *xk = xr + (int64_t)k * inner;                                 \
+                        for (int64_t i = 0; i < inner; i++)                                    \
+                            yd[i] += wk * xk[i];                                               \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+DEFINE_FUSED2(fused2_f32, float)
+DEFINE_FUSED2(fused2_f64, double)
+
 /* 1 when every active pass is a pure selection: one tap of weight exactly 1
  * per output (nearest modes, pads-only axes).  The passes then compose into
  * one index gather, y[i] = x[map(i)], which gives the same values as the
@@ -427,11 +499,25 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* ---- intermediate shapes and scratch ---- */
     int64_t shape[DRS_MAX_RANK];
     memcpy(shape, p->in_shape, sizeof shape);
+    /* fuse the last two passes when they resample adjacent axes and one row
+     * of the first (Lw x inner elements) is small enough to stay in cache */
+    int fuse = 0;
+    int64_t rowlen = 0;
+    if (!is_int && nact >= 2 &&
+        p->pass[active[nact - 1]].axis == p->pass[active[nact - 2]].axis + 1) {
+        for (int a = 0; a < nact - 2; a++)
+            shape[p->pass[active[a]].axis] = p->pass[active[a]].O;
+        rowlen = 1;
+        for (int i = p->pass[active[nact - 1]].axis; i < p->rank; i++)
+            rowlen *= shape[i];
+        fuse = rowlen <= ((int64_t)1 << 16);
+        memcpy(shape, p->in_shape, sizeof shape);
+    }
     int64_t maxmid = 0;
     for (int a = 0; a < nact; a++) {
         shape[p->pass[active[a]].axis] = p->pass[active[a]].O;
-        if (a == nact - 1 && !is_int)
-            break; /* the last pass writes the output directly */
+        if (a >= nact - 1 - fuse && !is_int)
+            break; /* the last (fused: two) pass(es) write the output directly */
         int64_t n = 1;
         for (int i = 0; i < p->rank; i++)
             if (drs__mul_overflow(n, shape[i], &n)) {
@@ -442,12 +528,20 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             maxmid = n;
     }
     void *buf[2] = {NULL, NULL};
+    void *rowbufs = NULL;
     (void)nx;
     if (maxmid > 0 && (uint64_t)maxmid > SIZE_MAX / esz) {
         st = drs__fail(DRS_ERR_OVERFLOW, "%s: scratch size overflows", p->op);
         goto done_free;
     }
-    const int nmid = is_int ? nact : nact - 1; /* passes that write a scratch buffer */
+    const int nmid = is_int ? nact : nact - 1 - fuse; /* passes that write a scratch buffer */
+    if (fuse) {
+        rowbufs = drs__malloc((size_t)omp_get_max_threads() * (size_t)rowlen * esz);
+        if (!rowbufs) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
+            goto done_free;
+        }
+    }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
         buf[i] = drs__malloc((size_t)maxmid * esz);
         if (!buf[i]) {
@@ -473,6 +567,20 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                 outer *= shape[i];
             for (int i = ap->axis + 1; i < p->rank; i++)
                 inner *= shape[i];
+            if (fuse && a == nact - 2) { /* the last two passes, tiled */
+                const drs_axis_plan *aw = &p->pass[active[a + 1]];
+                const drs_table *tw = &T.tab[active[a + 1]];
+                const int64_t innerw = inner / shape[aw->axis];
+                if (is_f32)
+                    fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
+                               t->wf, shape[aw->axis], innerw, tw, tw->wf,
+                               (float)p->extrapolation_value, (float *)rowbufs);
+                else
+                    fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
+                               t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
+                               (double *)rowbufs);
+                break;
+            }
             const int last = a == nact - 1;
             void *dst = (last && !is_int) ? y->data : buf[a & 1];
             if (is_int && a == 0)
@@ -499,6 +607,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
 
 done_free:
+    free(rowbufs);
     free(buf[0]);
     free(buf[1]);
 done:
