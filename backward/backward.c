@@ -305,6 +305,23 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
     int64_t maxn = 1;
     int64_t shape[DRS_MAX_RANK];
     memcpy(shape, p->in_shape, sizeof shape);
+    if (T.nact == 2 && p->pass[T.active[1]].axis == p->pass[T.active[0]].axis + 1) {
+        /* two passes over adjacent axes (the common 2-D case): one streaming
+         * call reads x and dy once, no intermediate */
+        const drs_axis_plan *ah = &p->pass[T.active[0]], *aw = &p->pass[T.active[1]];
+        const drs_table *th = &T.tab[T.active[0]], *tw = &T.tab[T.active[1]];
+        const int64_t outer = prod(shape, 0, ah->axis);
+        const int64_t inner = prod(shape, aw->axis + 1, p->rank);
+        const double *Wh = T.active[0] == k ? th->dw : th->w;
+        const double *Ww = T.active[1] == k ? tw->dw : tw->w;
+        const double evh = T.active[0] == k ? 0.0 : p->extrapolation_value;
+        st = f32 ? drs_pass2_dot_f32(x->data, outer, shape[ah->axis], th, Wh, evh,
+                                     shape[aw->axis], inner, tw, Ww, dy->data, out)
+                 : drs_pass2_dot_f64(x->data, outer, shape[ah->axis], th, Wh, evh,
+                                     shape[aw->axis], inner, tw, Ww, dy->data, out);
+        goto out;
+    }
+    memcpy(shape, p->in_shape, sizeof shape);
     for (int a = 0; a + 1 < T.nact; a++) {
         shape[p->pass[T.active[a]].axis] = p->pass[T.active[a]].O;
         const int64_t n = prod(shape, 0, p->rank);

@@ -148,6 +148,14 @@ drs_status drs_pass_dot_f64_f32(const double *x, int64_t outer, int64_t L, int64
                                 const drs_table *t, const double *W, const float *dy, double *out);
 drs_status drs_pass_dot_f32_f32(const float *x, int64_t outer, int64_t L, int64_t inner,
                                 const drs_table *t, const double *W, const float *dy, double *out);
+/* The last two passes (adjacent axes h, w = h + 1) of a chain whose input is
+ * x itself, fused with <dy, .>; same bits as pass h then drs_pass_dot_*. */
+drs_status drs_pass2_dot_f32(const float *x, int64_t outer, int64_t Lh, const drs_table *th,
+                             const double *Wh, double evh, int64_t Lw, int64_t inner,
+                             const drs_table *tw, const double *Ww, const float *dy, double *out);
+drs_status drs_pass2_dot_f64(const double *x, int64_t outer, int64_t Lh, const drs_table *th,
+                             const double *Wh, double evh, int64_t Lw, int64_t inner,
+                             const drs_table *tw, const double *Ww, const double *dy, double *out);
 void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t inner,
                   const drs_table *t, const double *W, double ev);
 int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);

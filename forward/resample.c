@@ -200,6 +200,79 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
         *out = s;                                                                              \
         return DRS_OK;                                                                         \
     }
+/* The last two passes of a gradient chain over adjacent axes h, w = h + 1,
+ * fused like fused2 below and with the inner product against dy: row (b, oh)
+ * of pass h is formed in a per-thread buffer (double), pass w is applied to it
+ * and dotted with dy's row at once.  Row r = (b, oh) is pass w's outer row r,
+ * so the partial sums and their order are those of drs_pass_dot_* after a
+ * materialised pass h: the same bits, without the intermediate. */
+#define DEFINE_PASS2_DOT(NAME, TI, TD)                                                         \
+    drs_status NAME(const TI *x, int64_t outer, int64_t Lh, const drs_table *th,               \
+                    const double *Wh, double evh, int64_t Lw, int64_t inner,                   \
+                    const drs_table *tw, const double *Ww, const TD *dy, double *out)          \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        int64_t nrow;                                                                          \
+        if (drs__mul_overflow(outer, Oh, &nrow))                                               \
+            return drs__fail(DRS_ERR_OVERFLOW, "backward: row count overflows");               \
+        double *part = drs__malloc((size_t)(nrow > 0 ? nrow : 1) * sizeof(double));           \
+        double *bufs = drs__malloc((size_t)omp_get_max_threads() * (size_t)rowlen *            \
+                                   sizeof(double));                                            \
+        if (!part || !bufs) {                                                                  \
+            free(part);                                                                        \
+            free(bufs);                                                                        \
+            return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (row buffers)");          \
+        }                                                                                      \
+        _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")     \
+        for (int64_t r = 0; r < nrow; r++) {                                                   \
+            const int64_t b = r / Oh, oh = r % Oh;                                             \
+            double *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                       \
+            const int32_t nh = th->ntap[oh];                                                   \
+            if (nh == 0) {                                                                     \
+                const double v = (th->extrap && th->extrap[oh]) ? evh : 0.0;                   \
+                for (int64_t i = 0; i < rowlen; i++)                                           \
+                    tmp[i] = v;                                                                \
+            } else {                                                                           \
+                const double *w = Wh + oh * th->stride;                                        \
+                const TI *xr = x + (b * Lh + th->first[oh]) * rowlen;                          \
+                const double w0 = w[0];                                                        \
+                for (int64_t i = 0; i < rowlen; i++)                                           \
+                    tmp[i] = w0 * (double)xr[i];                                               \
+                for (int32_t k = 1; k < nh; k++) {                                             \
+                    const double wk = w[k];                                                    \
+                    const TI *xk = xr + (int64_t)k * rowlen;                                   \
+                    for (int64_t i = 0; i < rowlen; i++)                                       \
+                        tmp[i] += wk * (double)xk[i];                                          \
+                }                                                                              \
+            }                                                                                  \
+            double acc = 0.0;                                                                  \
+            for (int64_t o = 0; o < Ow; o++) {                                                 \
+                const int32_t n = tw->ntap[o];                                                 \
+                if (n == 0)                                                                    \
+                    continue;                                                                  \
+                const double *w = Ww + o * tw->stride;                                         \
+                const double *xr = tmp + tw->first[o] * inner;                                 \
+                const TD *g = dy + (r * Ow + o) * inner;                                       \
+                for (int64_t i = 0; i < inner; i++) {                                          \
+                    double v = w[0] * xr[i];                                                   \
+                    for (int32_t k = 1; k < n; k++)                                            \
+                        v += w[k] * xr[(int64_t)k * inner + i];                                \
+                    acc += (double)g[i] * v;                                                   \
+                }                                                                              \
+            }                                                                                  \
+            part[r] = acc;                                                                     \
+        }                                                                                      \
+        double s = 0.0;                                                                        \
+        for (int64_t r = 0; r < nrow; r++)                                                     \
+            s += part[r];                                                                      \
+        free(part);                                                                            \
+        free(bufs);                                                                            \
+        *out = s;                                                                              \
+        return DRS_OK;                                                                         \
+    }
+DEFINE_PASS2_DOT(drs_pass2_dot_f32, float, float)
+DEFINE_PASS2_DOT(drs_pass2_dot_f64, double, double)
+
 DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
 DEFINE_PASS_DOT(drs_pass_dot_f32_f32, float, float)
