@@ -149,7 +149,7 @@ drs_status drs_pass_dot_f64_f32(const double *x, int64_t outer, int64_t L, int64
 drs_status drs_pass_dot_f32_f32(const float *x, int64_t outer, int64_t L, int64_t inner,
                                 const drs_table *t, const double *W, const float *dy, double *out);
 /* The last two passes (adjacent axes h, w = h + 1) of a chain whose input is
- * x itself, fused with <dy, .>; same bits as pass h then drs_pass_dot_*. */
+ * x itself, fused with <dy, .> (no intermediate; deterministic). */
 drs_status drs_pass2_dot_f32(const float *x, int64_t outer, int64_t Lh, const drs_table *th,
                              const double *Wh, double evh, int64_t Lw, int64_t inner,
                              const drs_table *tw, const double *Ww, const float *dy, double *out);

@@ -203,9 +203,9 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
 /* The last two passes of a gradient chain over adjacent axes h, w = h + 1,
  * fused like fused2 below and with the inner product against dy: row (b, oh)
  * of pass h is formed in a per-thread buffer (double), pass w is applied to it
- * and dotted with dy's row at once.  Row r = (b, oh) is pass w's outer row r,
- * so the partial sums and their order are those of drs_pass_dot_* after a
- * materialised pass h: the same bits, without the intermediate. */
+ * and dotted with dy's row at once.  Row r's partial sum uses four
+ * accumulators (by output index mod 4, combined in a fixed order) and the row
+ * partials are added in row order: deterministic for any thread count. */
 #define DEFINE_PASS2_DOT(NAME, TI, TD)                                                         \
     drs_status NAME(const TI *x, int64_t outer, int64_t Lh, const drs_table *th,               \
                     const double *Wh, double evh, int64_t Lw, int64_t inner,                   \
@@ -223,6 +223,8 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
             free(bufs);                                                                        \
             return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (row buffers)");          \
         }                                                                                      \
+        int64_t u0 = 0, u1 = 0;                                                                \
+        const int nu = inner == 1 ? uniform_taps(tw, &u0, &u1) : 0;                            \
         _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")     \
         for (int64_t r = 0; r < nrow; r++) {                                                   \
             const int64_t b = r / Oh, oh = r % Oh;                                             \
@@ -245,22 +247,38 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
                         tmp[i] += wk * (double)xk[i];                                          \
                 }                                                                              \
             }                                                                                  \
-            double acc = 0.0;                                                                  \
+            /* four accumulators (by o mod 4) break the add latency chain; they     \
+             * are combined in a fixed order, so the sum depends on shapes only.     \
+             * The uniform interior [u0, u1) runs without per-output branches. */   \
+            double acc4[4] = {0.0, 0.0, 0.0, 0.0};                                             \
+            const TD *grow = dy + r * Ow * inner;                                              \
             for (int64_t o = 0; o < Ow; o++) {                                                 \
+                if (nu > 0 && o == u0) {                                                       \
+                    for (; o < u1; o++) {                                                      \
+                        const double *w = Ww + o * tw->stride;                                 \
+                        const double *xr = tmp + tw->first[o];                                 \
+                        double v = w[0] * xr[0];                                               \
+                        for (int k = 1; k < nu; k++)                                           \
+                            v += w[k] * xr[k];                                                 \
+                        acc4[o & 3] += (double)grow[o] * v;                                    \
+                    }                                                                          \
+                    if (o >= Ow)                                                               \
+                        break;                                                                 \
+                }                                                                              \
                 const int32_t n = tw->ntap[o];                                                 \
                 if (n == 0)                                                                    \
                     continue;                                                                  \
                 const double *w = Ww + o * tw->stride;                                         \
                 const double *xr = tmp + tw->first[o] * inner;                                 \
-                const TD *g = dy + (r * Ow + o) * inner;                                       \
+                const TD *g = grow + o * inner;                                                \
                 for (int64_t i = 0; i < inner; i++) {                                          \
                     double v = w[0] * xr[i];                                                   \
                     for (int32_t k = 1; k < n; k++)                                            \
                         v += w[k] * xr[(int64_t)k * inner + i];                                \
-                    acc += (double)g[i] * v;                                                   \
+                    acc4[o & 3] += (double)g[i] * v;                                           \
                 }                                                                              \
             }                                                                                  \
-            part[r] = acc;                                                                     \
+            part[r] = (acc4[0] + acc4[1]) + (acc4[2] + acc4[3]);                               \
         }                                                                                      \
         double s = 0.0;                                                                        \
         for (int64_t r = 0; r < nrow; r++)                                                     \
@@ -420,6 +438,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      A ev, A *bufs)                                                            \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        int64_t u0 = 0, u1 = 0;                                                                \
+        const int nu = inner == 1 ? uniform_taps(tw, &u0, &u1) : 0;                            \
         _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)") \
         for (int64_t r = 0; r < outer * Oh; r++) {                                             \
             const int64_t b = r / Oh, oh = r % Oh;                                             \
@@ -445,7 +465,24 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             }                                                                                  \
             /* pass w on that row */                                                           \
             A *yrow = y + r * Ow * inner;                                                      \
+            if (nu == 2 || nu == 4) { /* the branch-free interior of ROWS_UNIFORM */           \
+                for (int64_t o = u0; o < u1; o++) {                                            \
+                    const A *w = Ww + o * tw->stride;                                          \
+                    const A *xr = tmp + tw->first[o];                                          \
+                    A acc = w[0] * xr[0];                                                      \
+                    acc += w[1] * xr[1];                                                       \
+                    if (nu == 4) {                                                             \
+                        acc += w[2] * xr[2];                                                   \
+                        acc += w[3] * xr[3];                                                   \
+                    }                                                                          \
+                    yrow[o] = acc;                                                             \
+                }                                                                              \
+            }                                                                                  \
             for (int64_t o = 0; o < Ow; o++) {                                                 \
+                if ((nu == 2 || nu == 4) && o == u0)                                           \
+                    o = u1; /* done above */                                                   \
+                if (o >= Ow)                                                                   \
+                    break;                                                                     \
                 A *yd = yrow + o * inner;                                                      \
                 const int32_t n = tw->ntap[o];                                                 \
                 if (n == 0) {                                                                  \
