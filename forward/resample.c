@@ -22,6 +22,29 @@
 /* TI: the input element type (the integer types are read directly by the
  * first pass, so no double copy of the input is ever made); A: accumulator,
  * weight and output type. */
+/* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*inner + i] for
+ * n > 0 taps, in this exact order (every pass variant uses it, so fused and
+ * unfused runs give the same bits). */
+#define OUTPUT_ROW(TI, A, yd, xr, w, n, inner)                                                 \
+    do {                                                                                       \
+        if ((inner) == 1) {                                                                    \
+            A acc_ = (w)[0] * (A)(xr)[0];                                                      \
+            for (int32_t k_ = 1; k_ < (n); k_++)                                               \
+                acc_ += (w)[k_] * (A)(xr)[k_];                                                 \
+            (yd)[0] = acc_;                                                                    \
+        } else {                                                                               \
+            const A w0_ = (w)[0];                                                              \
+            for (int64_t i_ = 0; i_ < (inner); i_++)                                           \
+                (yd)[i_] = w0_ * (A)(xr)[i_];                                                  \
+            for (int32_t k_ = 1; k_ < (n); k_++) {                                             \
+                const A wk_ = (w)[k_];                                                         \
+                const TI *xk_ = (xr) + (int64_t)k_ * (inner);                                  \
+                for (int64_t i_ = 0; i_ < (inner); i_++)                                       \
+                    (yd)[i_] += wk_ * (A)xk_[i_];                                              \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
 /* A gather along contiguous rows (inner == 1): the outputs [u0, u1) share the
  * tap count NT (the interior of every linear/cubic/nearest table; the edges
  * may have fewer taps after clamping) and run with no per-output branch and
@@ -111,22 +134,7 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
                 }                                                                              \
                 const A *w = W + o * stride;                                                   \
                 const TI *xr = x + (b * L + t->first[o]) * inner;                              \
-                if (inner == 1) {                                                              \
-                    A acc = w[0] * (A)xr[0];                                                   \
-                    for (int32_t k = 1; k < n; k++)                                            \
-                        acc += w[k] * (A)xr[k];                                                \
-                    yd[0] = acc;                                                               \
-                } else {                                                                       \
-                    const A w0 = w[0];                                                         \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = w0 * (A)xr[i];                                                 \
-                    for (int32_t k = 1; k < n; k++) {                                          \
-                        const A wk = w[k];                                                     \
-                        const TI *xk = xr + (int64_t)k * inner;                                \
-                        for (int64_t i = 0; i < inner; i++)                                    \
-                            yd[i] += wk * (A)xk[i];                                            \
-                    }                                                                          \
-                }                                                                              \
+                OUTPUT_ROW(TI, A, yd, xr, w, n, inner);                                        \
             }                                                                                  \
         }                                                                                      \
     }
@@ -453,15 +461,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             } else {                                                                           \
                 const A *w = Wh + oh * th->stride;                                             \
                 const A *xr = x + (b * Lh + th->first[oh]) * rowlen;                           \
-                const A w0 = w[0];                                                             \
-                for (int64_t i = 0; i < rowlen; i++)                                           \
-                    tmp[i] = w0 * xr[i];                                                       \
-                for (int32_t k = 1; k < nh; k++) {                                             \
-                    const A wk = w[k];                                                         \
-                    const A *xk = xr + (int64_t)k * rowlen;                                    \
-                    for (int64_t i = 0; i < rowlen; i++)                                       \
-                        tmp[i] += wk * xk[i];                                                  \
-                }                                                                              \
+                OUTPUT_ROW(A, A, tmp, xr, w, nh, rowlen);                                      \
             }                                                                                  \
             /* pass w on that row */                                                           \
             A *yrow = y + r * Ow * inner;                                                      \
@@ -493,22 +493,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
                 const A *w = Ww + o * tw->stride;                                              \
                 const A *xr = tmp + tw->first[o] * inner;                                      \
-                if (inner == 1) {                                                              \
-                    A acc = w[0] * xr[0];                                                      \
-                    for (int32_t k = 1; k < n; k++)                                            \
-                        acc += w[k] * xr[k];                                                   \
-                    yd[0] = acc;                                                               \
-                } else {                                                                       \
-                    const A w0 = w[0];                                                         \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = w0 * xr[i];                                                    \
-                    for (int32_t k = 1; k < n; k++) {                                          \
-                        const A wk = w[k];                                                     \
-                        const A *xk = xr + (int64_t)k * inner;                                 \
-                        for (int64_t i = 0; i < inner; i++)                                    \
-                            yd[i] += wk * xk[i];                                               \
-                    }                                                                          \
-                }                                                                              \
+                OUTPUT_ROW(A, A, yd, xr, w, n, inner);                                         \
             }                                                                                  \
         }                                                                                      \
     }
