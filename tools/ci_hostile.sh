@@ -12,13 +12,21 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${DRS_FUZZ_SECONDS:-60}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# only libomp's thread pool is suppressed (tools/lsan.supp)
+export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0
 
 echo "== 1. ctest under ASan+UBSan+LSan (clang)"
 CC=clang cmake -S . -B build-asan -DDRS_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-asan -j2 >/dev/null
 # install_consumer links an outside program against the installed (sanitized)
 # library and header_cxx only parses the header: neither runs our code.
-ctest --test-dir build-asan --output-on-failure -E "install_consumer|header_cxx|valgrind" | tail -n 25
+if ! ctest --test-dir build-asan --output-on-failure -E "install_consumer|header_cxx|valgrind" \
+     > build-asan/ctest.log 2>&1; then
+  cat build-asan/ctest.log
+  echo "sanitizer ctest: FAILED"
+  exit 1
+fi
+tail -n 4 build-asan/ctest.log
 
 echo "== 2. valgrind memcheck"
 if command -v valgrind >/dev/null; then
