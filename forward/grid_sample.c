@@ -494,6 +494,26 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
                     w[i + k] = t.w[k];                                                         \
                 }                                                                              \
             }                                                                                  \
+            int all4 = mt == 4;                                                                \
+            for (int64_t q = q0; q < q1 && all4; q++)                                          \
+                all4 = nt[q - q0] == 4;                                                        \
+            if (all4) { /* 2-D bilinear, every point inside: a fixed 4-tap loop */             \
+                for (int64_t c = 0; c < C; c++) {                                              \
+                    const T *xc = x + (n * C + c) * Q;                                         \
+                    T *yc = y + (n * C + c) * P;                                               \
+                    for (int64_t q = q0; q < q1; q++) {                                        \
+                        const int64_t *o4 = off + (q - q0) * 4;                                \
+                        const double *w4 = w + (q - q0) * 4;                                   \
+                        double acc = 0.0;                                                      \
+                        acc += w4[0] * (double)xc[o4[0]];                                      \
+                        acc += w4[1] * (double)xc[o4[1]];                                      \
+                        acc += w4[2] * (double)xc[o4[2]];                                      \
+                        acc += w4[3] * (double)xc[o4[3]];                                      \
+                        yc[q] = STORE;                                                         \
+                    }                                                                          \
+                }                                                                              \
+                continue;                                                                      \
+            }                                                                                  \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *yc = y + (n * C + c) * P;                                                   \
