@@ -22,62 +22,105 @@
 #define GS_BLOCK_ENTRIES ((int64_t)1 << 20) /* entries of one transposed block */
 
 /* ------------------------------------------------------------ grid_delta */
+/* Points in blocks of GS_GG_BLOCK: a point whose taps are the 2-D bilinear
+ * interior (4 taps, no depth term) is done channel-outer over the block with
+ * its taps and weight derivatives in local arrays; any other point is done on
+ * its own.  Either way a point's sum runs over the channels in ascending
+ * order, so the bits do not depend on the blocking or the threads. */
+#define GS_GG_BLOCK 256
 #define GS_GRID_GRAD(T, GT, NAME)                                                              \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
                      GT *dg, int accumulate)                                                   \
     {                                                                                          \
-        const int64_t NP = p->N * p->P, C = p->C, P = p->P, Q = p->Q;                          \
+        const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         const int S = p->S;                                                                    \
-        _Pragma("omp parallel for schedule(static) if (NP * C > PAR_MIN_WORK)")                \
-        for (int64_t pt = 0; pt < NP; pt++) {                                                  \
-            const int64_t n = pt / P, q = pt % P;                                              \
-            double g[3], G[3] = {0.0, 0.0, 0.0};                                               \
-            drs_gs_taps t;                                                                     \
-            drs_gs_read_point(p, grid, pt, g);                                                 \
-            drs_gs_point_taps(p, g, 1, &t);                                                    \
-            if (t.n == 4 && t.m[0] == 0.0 && (t.m[1] != 0.0 || t.m[2] != 0.0)) {               \
-                /* 2-D bilinear inside: taps and weight derivatives in registers;          \
-                 * the depth term is multiplied by m[0] = 0, so it is not formed */          \
-                const int64_t o0 = t.off[0], o1 = t.off[1], o2 = t.off[2], o3 = t.off[3];      \
-                const double h0 = t.dw[1][0], h1 = t.dw[1][1], h2 = t.dw[1][2], h3 = t.dw[1][3];\
-                const double v0 = t.dw[2][0], v1 = t.dw[2][1], v2 = t.dw[2][2], v3 = t.dw[2][3];\
-                for (int64_t c = 0; c < C; c++) {                                              \
-                    const T *xc = x + (n * C + c) * Q;                                         \
-                    const double d = (double)dy[(n * C + c) * P + q];                          \
-                    const double x0 = (double)xc[o0], x1 = (double)xc[o1];                     \
-                    const double x2 = (double)xc[o2], x3 = (double)xc[o3];                     \
-                    double a1 = 0.0, a2 = 0.0;                                                 \
-                    a1 += h0 * x0;                                                             \
-                    a2 += v0 * x0;                                                             \
-                    a1 += h1 * x1;                                                             \
-                    a2 += v1 * x1;                                                             \
-                    a1 += h2 * x2;                                                             \
-                    a2 += v2 * x2;                                                             \
-                    a1 += h3 * x3;                                                             \
-                    a2 += v3 * x3;                                                             \
-                    G[1] += d * a1;                                                            \
-                    G[2] += d * a2;                                                            \
-                }                                                                              \
-            } else if (t.m[0] != 0.0 || t.m[1] != 0.0 || t.m[2] != 0.0) {                      \
-                for (int64_t c = 0; c < C; c++) {                                              \
-                    const T *xc = x + (n * C + c) * Q;                                         \
-                    const double d = (double)dy[(n * C + c) * P + q];                          \
-                    double a0 = 0.0, a1 = 0.0, a2 = 0.0;                                       \
-                    for (int k = 0; k < t.n; k++) {                                            \
-                        const double v = (double)xc[t.off[k]];                                 \
-                        a0 += t.dw[0][k] * v;                                                  \
-                        a1 += t.dw[1][k] * v;                                                  \
-                        a2 += t.dw[2][k] * v;                                                  \
+        const int64_t nb = (P + GS_GG_BLOCK - 1) / GS_GG_BLOCK, NB = p->N * nb;                \
+        _Pragma("omp parallel for schedule(static) if (p->N * P * C > PAR_MIN_WORK)")          \
+        for (int64_t blk = 0; blk < NB; blk++) {                                               \
+            const int64_t n = blk / nb, q0 = (blk % nb) * GS_GG_BLOCK;                         \
+            const int64_t q1 = q0 + GS_GG_BLOCK < P ? q0 + GS_GG_BLOCK : P;                    \
+            int64_t off[GS_GG_BLOCK * 4];                                                      \
+            double hh[GS_GG_BLOCK * 4], vv[GS_GG_BLOCK * 4], m1[GS_GG_BLOCK], m2[GS_GG_BLOCK]; \
+            double G1[GS_GG_BLOCK], G2[GS_GG_BLOCK];                                           \
+            unsigned char fast[GS_GG_BLOCK];                                                   \
+            int nfast = 0;                                                                     \
+            for (int64_t q = q0; q < q1; q++) {                                                \
+                const int64_t pt = n * P + q, b = q - q0;                                      \
+                double g[3], G[3] = {0.0, 0.0, 0.0};                                           \
+                drs_gs_taps t;                                                                 \
+                drs_gs_read_point(p, grid, pt, g);                                             \
+                drs_gs_point_taps(p, g, 1, &t);                                                \
+                fast[b] = t.n == 4 && t.m[0] == 0.0 && (t.m[1] != 0.0 || t.m[2] != 0.0);       \
+                if (fast[b]) { /* the depth term would be multiplied by m[0] = 0 */            \
+                    for (int k = 0; k < 4; k++) {                                              \
+                        off[b * 4 + k] = t.off[k];                                             \
+                        hh[b * 4 + k] = t.dw[1][k];                                            \
+                        vv[b * 4 + k] = t.dw[2][k];                                            \
                     }                                                                          \
-                    G[0] += d * a0;                                                            \
-                    G[1] += d * a1;                                                            \
-                    G[2] += d * a2;                                                            \
+                    m1[b] = t.m[1];                                                            \
+                    m2[b] = t.m[2];                                                            \
+                    G1[b] = G2[b] = 0.0;                                                       \
+                    nfast++;                                                                   \
+                    continue;                                                                  \
+                }                                                                              \
+                if (t.m[0] != 0.0 || t.m[1] != 0.0 || t.m[2] != 0.0) {                         \
+                    for (int64_t c = 0; c < C; c++) {                                          \
+                        const T *xc = x + (n * C + c) * Q;                                     \
+                        const double d = (double)dy[(n * C + c) * P + q];                      \
+                        double a0 = 0.0, a1 = 0.0, a2 = 0.0;                                   \
+                        for (int k = 0; k < t.n; k++) {                                        \
+                            const double v = (double)xc[t.off[k]];                             \
+                            a0 += t.dw[0][k] * v;                                              \
+                            a1 += t.dw[1][k] * v;                                              \
+                            a2 += t.dw[2][k] * v;                                              \
+                        }                                                                      \
+                        G[0] += d * a0;                                                        \
+                        G[1] += d * a1;                                                        \
+                        G[2] += d * a2;                                                        \
+                    }                                                                          \
+                }                                                                              \
+                GT *out = dg + pt * S;                                                         \
+                for (int k = 0; k < S; k++) { /* component k drives plan axis 2 - k */         \
+                    const double v = t.m[2 - k] * G[2 - k];                                    \
+                    out[k] = accumulate ? (GT)((double)out[k] + v) : (GT)v;                    \
                 }                                                                              \
             }                                                                                  \
-            GT *out = dg + pt * S;                                                             \
-            for (int k = 0; k < S; k++) { /* component k drives plan axis 2 - k */             \
-                const double v = t.m[2 - k] * G[2 - k];                                        \
-                out[k] = accumulate ? (GT)((double)out[k] + v) : (GT)v;                        \
+            if (nfast == 0)                                                                    \
+                continue;                                                                      \
+            for (int64_t c = 0; c < C; c++) {                                                  \
+                const T *xc = x + (n * C + c) * Q;                                             \
+                const T *dyc = dy + (n * C + c) * P;                                           \
+                for (int64_t q = q0; q < q1; q++) {                                            \
+                    const int64_t b = q - q0;                                                  \
+                    if (!fast[b])                                                              \
+                        continue;                                                              \
+                    const int64_t *o4 = off + b * 4;                                           \
+                    const double *h4 = hh + b * 4, *v4 = vv + b * 4;                           \
+                    const double d = (double)dyc[q];                                           \
+                    const double x0 = (double)xc[o4[0]], x1 = (double)xc[o4[1]];               \
+                    const double x2 = (double)xc[o4[2]], x3 = (double)xc[o4[3]];               \
+                    double a1 = 0.0, a2 = 0.0;                                                 \
+                    a1 += h4[0] * x0;                                                          \
+                    a2 += v4[0] * x0;                                                          \
+                    a1 += h4[1] * x1;                                                          \
+                    a2 += v4[1] * x1;                                                          \
+                    a1 += h4[2] * x2;                                                          \
+                    a2 += v4[2] * x2;                                                          \
+                    a1 += h4[3] * x3;                                                          \
+                    a2 += v4[3] * x3;                                                          \
+                    G1[b] += d * a1;                                                           \
+                    G2[b] += d * a2;                                                           \
+                }                                                                              \
+            }                                                                                  \
+            for (int64_t q = q0; q < q1; q++) {                                                \
+                const int64_t b = q - q0;                                                      \
+                if (!fast[b])                                                                  \
+                    continue;                                                                  \
+                GT *out = dg + (n * P + q) * S;                                                \
+                /* S == 2 here: component 0 (x) is axis 2, component 1 (y) axis 1 */          \
+                const double vx = m2[b] * G2[b], vy = m1[b] * G1[b];                           \
+                out[0] = accumulate ? (GT)((double)out[0] + vx) : (GT)vx;                      \
+                out[1] = accumulate ? (GT)((double)out[1] + vy) : (GT)vy;                      \
             }                                                                                  \
         }                                                                                      \
     }
