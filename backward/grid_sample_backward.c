@@ -50,8 +50,8 @@
                 drs_gs_taps t;                                                                 \
                 drs_gs_read_point(p, grid, pt, g);                                             \
                 drs_gs_point_taps(p, g, 1, &t);                                                \
-                fast[b] = t.n == 4 && t.m[0] == 0.0 && (t.m[1] != 0.0 || t.m[2] != 0.0);       \
-                if (fast[b]) { /* the depth term would be multiplied by m[0] = 0 */            \
+                fast[b] = S == 2 && t.n == 4 && (t.m[1] != 0.0 || t.m[2] != 0.0);              \
+                if (fast[b]) { /* 2-D: the dummy depth axis has m[0] = 0 */                    \
                     for (int k = 0; k < 4; k++) {                                              \
                         off[b * 4 + k] = t.off[k];                                             \
                         hh[b * 4 + k] = t.dw[1][k];                                            \
