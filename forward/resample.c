@@ -19,9 +19,6 @@
 
 #define PAR_MIN_WORK 32768
 
-/* TI: the input element type (the integer types are read directly by the
- * first pass, so no double copy of the input is ever made); A: accumulator,
- * weight and output type. */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*inner + i] for
  * n > 0 taps, in this exact order (every pass variant uses it, so fused and
  * unfused runs give the same bits). */
@@ -45,42 +42,40 @@
         }                                                                                      \
     } while (0)
 
+/* Output o of the pass of table t with weights W into yd[0..inner): no tap
+ * gives the extrapolation value ev where t says so, else 0; otherwise
+ * OUTPUT_ROW on the input rows from xbase + first[o] * inner. */
+#define PASS_OUTPUT(TI, A, t, W, ev, o, yd, xbase, inner)                                      \
+    do {                                                                                       \
+        const int32_t n__ = (t)->ntap[o];                                                      \
+        A *yd__ = (yd);                                                                        \
+        if (n__ == 0) {                                                                        \
+            const A v__ = ((t)->extrap && (t)->extrap[o]) ? (ev) : (A)0;                       \
+            for (int64_t i__ = 0; i__ < (inner); i__++)                                        \
+                yd__[i__] = v__;                                                               \
+        } else {                                                                               \
+            const A *w__ = (W) + (o) * (t)->stride;                                            \
+            const TI *xr__ = (xbase) + (t)->first[o] * (inner);                                \
+            OUTPUT_ROW(TI, A, yd__, xr__, w__, n__, inner);                                    \
+        }                                                                                      \
+    } while (0)
+
 /* A gather along contiguous rows (inner == 1): the outputs [u0, u1) share the
  * tap count NT (the interior of every linear/cubic/nearest table; the edges
  * may have fewer taps after clamping) and run with no per-output branch and
- * the tap loop unrolled; the edge outputs take the general path.  Same
- * summation order as the general loop below, so the same bits. */
-#define ROW_GENERAL(TI, A, o)                                                                  \
-    do {                                                                                       \
-        const int32_t n_ = t->ntap[o];                                                         \
-        const A *w_ = W + (o) * stride;                                                        \
-        const TI *xr_ = xrow + t->first[o];                                                    \
-        A acc_ = 0;                                                                            \
-        if (n_ > 0) {                                                                          \
-            acc_ = w_[0] * (A)xr_[0];                                                          \
-            for (int32_t k = 1; k < n_; k++)                                                   \
-                acc_ += w_[k] * (A)xr_[k];                                                     \
-        }                                                                                      \
-        yrow[o] = acc_;                                                                        \
-    } while (0)
-
+ * the tap loop unrolled (NT is a constant); the edge outputs take the general
+ * path.  The same OUTPUT_ROW arithmetic everywhere, so the same bits. */
 #define ROWS_UNIFORM(TI, A, NT)                                                                \
     _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")                 \
     for (int64_t b = 0; b < outer; b++) {                                                      \
         const TI *xrow = x + b * L;                                                            \
         A *yrow = y + b * O;                                                                   \
         for (int64_t o = 0; o < u0; o++)                                                       \
-            ROW_GENERAL(TI, A, o);                                                             \
-        for (int64_t o = u0; o < u1; o++) {                                                    \
-            const A *w = W + o * stride;                                                       \
-            const TI *xr = xrow + t->first[o];                                                 \
-            A acc = w[0] * (A)xr[0];                                                           \
-            for (int k = 1; k < NT; k++)                                                       \
-                acc += w[k] * (A)xr[k];                                                        \
-            yrow[o] = acc;                                                                     \
-        }                                                                                      \
+            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
+        for (int64_t o = u0; o < u1; o++)                                                      \
+            OUTPUT_ROW(TI, A, yrow + o, xrow + t->first[o], W + o * stride, NT, 1);            \
         for (int64_t o = u1; o < O; o++)                                                       \
-            ROW_GENERAL(TI, A, o);                                                             \
+            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
     }
 
 /* The tap count (1..4) of the longest run of outputs around the middle of t
@@ -106,6 +101,9 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
     return n;
 }
 
+/* TI: the input element type (the integer types are read directly by the
+ * first pass, so no double copy of the input is ever made); A: accumulator,
+ * weight and output type. */
 #define DEFINE_PASS(NAME, TI, A)                                                                \
     void NAME(const TI *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,  \
               const A *W, A ev)                                                                \
@@ -122,21 +120,10 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
             }                                                                                  \
         }                                                                                      \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK)") \
-        for (int64_t b = 0; b < outer; b++) {                                                  \
-            for (int64_t o = 0; o < O; o++) {                                                  \
-                A *yd = y + (b * O + o) * inner;                                               \
-                const int32_t n = t->ntap[o];                                                  \
-                if (n == 0) {                                                                  \
-                    const A v = (t->extrap && t->extrap[o]) ? ev : (A)0;                       \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = v;                                                             \
-                    continue;                                                                  \
-                }                                                                              \
-                const A *w = W + o * stride;                                                   \
-                const TI *xr = x + (b * L + t->first[o]) * inner;                              \
-                OUTPUT_ROW(TI, A, yd, xr, w, n, inner);                                        \
-            }                                                                                  \
-        }                                                                                      \
+        for (int64_t b = 0; b < outer; b++)                                                    \
+            for (int64_t o = 0; o < O; o++)                                                    \
+                PASS_OUTPUT(TI, A, t, W, ev, o, y + (b * O + o) * inner, x + b * L * inner,    \
+                            inner);                                                            \
     }
 
 DEFINE_PASS(drs_pass_f32, float, float)
@@ -237,24 +224,7 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
         for (int64_t r = 0; r < nrow; r++) {                                                   \
             const int64_t b = r / Oh, oh = r % Oh;                                             \
             double *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                       \
-            const int32_t nh = th->ntap[oh];                                                   \
-            if (nh == 0) {                                                                     \
-                const double v = (th->extrap && th->extrap[oh]) ? evh : 0.0;                   \
-                for (int64_t i = 0; i < rowlen; i++)                                           \
-                    tmp[i] = v;                                                                \
-            } else {                                                                           \
-                const double *w = Wh + oh * th->stride;                                        \
-                const TI *xr = x + (b * Lh + th->first[oh]) * rowlen;                          \
-                const double w0 = w[0];                                                        \
-                for (int64_t i = 0; i < rowlen; i++)                                           \
-                    tmp[i] = w0 * (double)xr[i];                                               \
-                for (int32_t k = 1; k < nh; k++) {                                             \
-                    const double wk = w[k];                                                    \
-                    const TI *xk = xr + (int64_t)k * rowlen;                                   \
-                    for (int64_t i = 0; i < rowlen; i++)                                       \
-                        tmp[i] += wk * (double)xk[i];                                          \
-                }                                                                              \
-            }                                                                                  \
+            PASS_OUTPUT(TI, double, th, Wh, evh, oh, tmp, x + b * Lh * rowlen, rowlen);         \
             /* four accumulators (by o mod 4) break the add latency chain; they     \
              * are combined in a fixed order, so the sum depends on shapes only.     \
              * The uniform interior [u0, u1) runs without per-output branches. */   \
@@ -440,6 +410,9 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
  * applied to it at once, so the intermediate never leaves the cache.  The
  * arithmetic of every element is that of the two separate passes (same
  * operations, same order), so the bits are identical to the unfused run. */
+#define FUSED_INTERIOR(A, NT)                                                                  \
+    for (int64_t q = u0; q < u1; q++)                                                          \
+    OUTPUT_ROW(A, A, yrow + q, tmp + tw->first[q], Ww + q * tw->stride, NT, 1)
 #define DEFINE_FUSED2(NAME, A)                                                                  \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
@@ -453,47 +426,22 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             const int64_t b = r / Oh, oh = r % Oh;                                             \
             A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
             /* pass h, one output row: a weighted sum of input rows */                         \
-            const int32_t nh = th->ntap[oh];                                                   \
-            if (nh == 0) {                                                                     \
-                const A v = (th->extrap && th->extrap[oh]) ? ev : (A)0;                        \
-                for (int64_t i = 0; i < rowlen; i++)                                           \
-                    tmp[i] = v;                                                                \
-            } else {                                                                           \
-                const A *w = Wh + oh * th->stride;                                             \
-                const A *xr = x + (b * Lh + th->first[oh]) * rowlen;                           \
-                OUTPUT_ROW(A, A, tmp, xr, w, nh, rowlen);                                      \
-            }                                                                                  \
-            /* pass w on that row */                                                           \
+            PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
+            /* pass w on that row: edges in general, the uniform interior unrolled */          \
             A *yrow = y + r * Ow * inner;                                                      \
-            if (nu == 2 || nu == 4) { /* the branch-free interior of ROWS_UNIFORM */           \
-                for (int64_t o = u0; o < u1; o++) {                                            \
-                    const A *w = Ww + o * tw->stride;                                          \
-                    const A *xr = tmp + tw->first[o];                                          \
-                    A acc = w[0] * xr[0];                                                      \
-                    acc += w[1] * xr[1];                                                       \
-                    if (nu == 4) {                                                             \
-                        acc += w[2] * xr[2];                                                   \
-                        acc += w[3] * xr[3];                                                   \
-                    }                                                                          \
-                    yrow[o] = acc;                                                             \
-                }                                                                              \
-            }                                                                                  \
             for (int64_t o = 0; o < Ow; o++) {                                                 \
-                if ((nu == 2 || nu == 4) && o == u0)                                           \
-                    o = u1; /* done above */                                                   \
-                if (o >= Ow)                                                                   \
-                    break;                                                                     \
-                A *yd = yrow + o * inner;                                                      \
-                const int32_t n = tw->ntap[o];                                                 \
-                if (n == 0) {                                                                  \
-                    const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                     \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = v;                                                             \
-                    continue;                                                                  \
+                if (nu > 0 && o == u0) { /* constant tap counts: unrolled */                   \
+                    switch (nu) {                                                              \
+                    case 1: FUSED_INTERIOR(A, 1); break;                                       \
+                    case 2: FUSED_INTERIOR(A, 2); break;                                       \
+                    case 3: FUSED_INTERIOR(A, 3); break;                                       \
+                    default: FUSED_INTERIOR(A, 4); break;                                      \
+                    }                                                                          \
+                    o = u1;                                                                    \
+                    if (o >= Ow)                                                               \
+                        break;                                                                 \
                 }                                                                              \
-                const A *w = Ww + o * tw->stride;                                              \
-                const A *xr = tmp + tw->first[o] * inner;                                      \
-                OUTPUT_ROW(A, A, yd, xr, w, n, inner);                                         \
+                PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
             }                                                                                  \
         }                                                                                      \
     }
