@@ -194,7 +194,7 @@ static void enum_interpolate(sweep *s, int version, int backprop)
                                         a->cube_coeff = ki ? -0.5 : -0.75;
                                         op.rank = rank;
                                         data_shape(rank, s->quick, op.shape);
-                                        int64_t ax[DRS_MAX_RANK];
+                                        int64_t ax[DRS_MAX_RANK] = {0};
                                         const int nax = axes_of(ap, rank, ax);
                                         if (ap != 0 || v1) { /* v4/v11: "all" = axes omitted */
                                             op.n_axes = nax;
@@ -275,7 +275,7 @@ static void enum_resize(sweep *s, int opset)
                                         /* axes: v18+ patterns of the axes attribute; before,
                                          * all axes with either every axis resized (0) or
                                          * N/C kept at scale 1 (1) */
-                                        int64_t ax[DRS_MAX_RANK];
+                                        int64_t ax[DRS_MAX_RANK] = {0};
                                         int nax;
                                         int keep_nc = 0;
                                         if (v18) {

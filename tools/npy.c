@@ -306,7 +306,7 @@ static drs_status load_stream(FILE *f, int flags, npy_array *out, char *err, siz
     if (s != DRS_OK)
         return s;
 
-    int64_t numel, nbytes;
+    int64_t numel = 0, nbytes = 0;
     if ((s = shape_bytes(hd.rank, hd.shape, npy_types[hd.type].size, &numel, &nbytes, err,
                          errlen)) != DRS_OK)
         return s;
@@ -408,7 +408,7 @@ drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t err
         return npy_fail(err, errlen, DRS_ERR_INVALID_ARGUMENT, "unknown dtype");
     if (t->rank < 1 || t->rank > DRS_MAX_RANK)
         return npy_fail(err, errlen, DRS_ERR_INVALID_ARGUMENT, "rank %d out of range", t->rank);
-    int64_t numel, nbytes;
+    int64_t numel = 0, nbytes = 0;
     drs_status s = shape_bytes(t->rank, t->shape, npy_types[ti].size, &numel, &nbytes, err,
                                errlen);
     if (s != DRS_OK)
