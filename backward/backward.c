@@ -20,6 +20,8 @@
 #include "core.h"
 
 #include <math.h>
+#include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,8 +35,11 @@ typedef struct drs_ttable {
     double *w;
     float *wf;
     /* inputs [j0, j1) all have un entries on consecutive outputs (the interior
-     * of linear/cubic/nearest tables): the gather runs branch-free there */
-    int un;
+     * of linear/cubic/nearest tables): the gather runs branch-free there.
+     * per2: moreover input j + 1's entries are input j's moved by two outputs
+     * with the same weights (2x upsampling): the interior then runs as one
+     * loop over j with constant weights, which the compiler vectorises. */
+    int un, per2;
     int64_t j0, j1;
 } drs_ttable;
 
@@ -47,7 +52,13 @@ static void ttable_free(drs_ttable *tt)
     memset(tt, 0, sizeof *tt);
 }
 
-static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, drs_ttable *tt)
+/* The transposed table of t with weights Wsrc (t->w, or t->dw for a
+ * derivative table); want_float: also a float copy of the weights.
+ * per_tol: the interior counts as periodic when its weights agree with the
+ * first interior input's within this relative tolerance (0: exactly; the
+ * periodic loop then uses the first input's weights throughout). */
+static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t Lin, int want_float,
+                               double per_tol, drs_ttable *tt)
 {
     memset(tt, 0, sizeof *tt);
     int64_t nnz = 0;
@@ -75,7 +86,7 @@ static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, 
             const int64_t j = t->first[o] + k;
             const int64_t e = tt->off[j] + fill[j]++;
             tt->o[e] = o;
-            tt->w[e] = t->w[o * t->stride + k];
+            tt->w[e] = Wsrc[o * t->stride + k];
             if (want_float)
                 tt->wf[e] = (float)tt->w[e];
         }
@@ -100,92 +111,144 @@ static drs_status ttable_build(const drs_table *t, int64_t Lin, int want_float, 
             }
         }
 #undef TT_UNIFORM
+        /* period two: same weights, first output two further on */
+        int per = tt->un == 2 || tt->un == 4 || tt->un == 8;
+        for (int64_t j = tt->j0 + 1; j < tt->j1 && per; j++) {
+            const int64_t e = tt->off[j], e0 = tt->off[tt->j0];
+            per = tt->o[e] == tt->o[e0] + 2 * (j - tt->j0);
+            for (int k = 0; k < tt->un && per; k++)
+                per = fabs(tt->w[e + k] - tt->w[e0 + k]) <= per_tol * fabs(tt->w[e0 + k]);
+        }
+        tt->per2 = per;
     }
     return DRS_OK;
 }
 
-/* inner == 1 with a uniform interior: per row, the edge inputs by the entry
- * list, the interior [j0, j1) by NT consecutive outputs (no index loads).
- * Same summation order (ascending output) as the general loop, same bits. */
-#define TROW_GENERAL(A, j)                                                                     \
+/* One row of a transposed pass: d[j] (+)= sum_{(o, w) in T[j]} w * src[o*inner + i]
+ * over entries in ascending o (the fixed summation order of every variant).
+ * A: accumulator and weight type; ts_t (a typedef in the function): the type
+ * of src. */
+#define TENTRY_GENERAL(A, j)                                                                   \
     do {                                                                                       \
         A acc_ = 0;                                                                            \
         for (int64_t e = tt->off[j]; e < tt->off[(j) + 1]; e++)                                \
-            acc_ += W[e] * src[tt->o[e]];                                                      \
+            acc_ += W[e] * (A)src[tt->o[e]];                                                   \
         d[j] = accumulate ? d[j] + acc_ : acc_;                                                \
     } while (0)
-#define TROWS(A, NT)                                                                           \
-    _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK)")               \
-    for (int64_t b = 0; b < outer; b++) {                                                      \
-        A *d = dx + b * Lin;                                                                   \
-        const A *src = dy + b * O;                                                             \
-        for (int64_t j = 0; j < tt->j0; j++)                                                   \
-            TROW_GENERAL(A, j);                                                                \
-        for (int64_t j = tt->j0; j < tt->j1; j++) {                                            \
-            const int64_t e0 = tt->off[j];                                                     \
-            const A *w = W + e0;                                                               \
-            const A *s = src + tt->o[e0];                                                      \
-            A acc = 0;                                                                         \
-            for (int k = 0; k < NT; k++)                                                       \
-                acc += w[k] * s[k];                                                            \
-            d[j] = accumulate ? d[j] + acc : acc;                                              \
-        }                                                                                      \
-        for (int64_t j = tt->j1; j < Lin; j++)                                                 \
-            TROW_GENERAL(A, j);                                                                \
+/* the uniform interior: NT consecutive outputs per input, no index loads */
+#define TROW_INTERIOR(A, NT)                                                                   \
+    for (int64_t j = tt->j0; j < tt->j1; j++) {                                                \
+        const int64_t e0 = tt->off[j];                                                         \
+        const A *w = W + e0;                                                                   \
+        const ts_t *s = src + tt->o[e0];                                                         \
+        A acc = 0;                                                                             \
+        for (int k = 0; k < NT; k++)                                                           \
+            acc += w[k] * (A)s[k];                                                             \
+        d[j] = accumulate ? d[j] + acc : acc;                                                  \
     }
+/* period two: constant weights, input j's outputs start 2 (j - j0) further */
+#define TROW_PER2_LOOP(A, NT, STORE)                                                           \
+    for (int64_t j = tt->j0; j < tt->j1; j++) {                                                \
+        const ts_t *s = s0 + 2 * (j - tt->j0);                                                   \
+        A acc = 0;                                                                             \
+        for (int k = 0; k < NT; k++)                                                           \
+            acc += c[k] * (A)s[k];                                                             \
+        STORE;                                                                                 \
+    }
+#define TROW_PER2(A, NT)                                                                       \
+    do {                                                                                       \
+        A c[NT];                                                                               \
+        for (int k = 0; k < NT; k++)                                                           \
+            c[k] = W[tt->off[tt->j0] + k];                                                     \
+        const ts_t *s0 = src + tt->o[tt->off[tt->j0]];                                           \
+        if (accumulate)                                                                        \
+            TROW_PER2_LOOP(A, NT, d[j] += acc)                                                 \
+        else                                                                                   \
+            TROW_PER2_LOOP(A, NT, d[j] = acc)                                                  \
+    } while (0)
+#define DEFINE_TROW(NAME, A, TS)                                                                \
+    DRS_CLONES static void NAME(const drs_ttable *tt, const A *W, const TS *src, A *d,        \
+                                int64_t inner, int accumulate)                                                           \
+    {                                                                                          \
+        typedef TS ts_t; /* the source type, for the macros below */                           \
+        const int64_t Lin = tt->Lin;                                                           \
+        if (inner > 1) {                                                                       \
+            for (int64_t j = 0; j < Lin; j++)                                                  \
+                TENTRY_INNER(A, TS, j, d + j * inner, src);                                    \
+            return;                                                                            \
+        }                                                                                      \
+        const int64_t ja = tt->un > 0 ? tt->j0 : Lin, jb = tt->un > 0 ? tt->j1 : Lin;          \
+        for (int64_t j = 0; j < ja; j++)                                                       \
+            TENTRY_GENERAL(A, j);                                                              \
+        if (tt->per2 && tt->un == 2)                                                           \
+            TROW_PER2(A, 2);                                                                   \
+        else if (tt->per2 && tt->un == 4)                                                      \
+            TROW_PER2(A, 4);                                                                   \
+        else if (tt->per2 && tt->un == 8)                                                      \
+            TROW_PER2(A, 8);                                                                   \
+        else                                                                                   \
+            switch (tt->un) {                                                                  \
+            case 0: break;                                                                     \
+            case 1: TROW_INTERIOR(A, 1) break;                                                 \
+            case 2: TROW_INTERIOR(A, 2) break;                                                 \
+            case 3: TROW_INTERIOR(A, 3) break;                                                 \
+            case 4: TROW_INTERIOR(A, 4) break;                                                 \
+            case 5: TROW_INTERIOR(A, 5) break;                                                 \
+            case 6: TROW_INTERIOR(A, 6) break;                                                 \
+            case 7: TROW_INTERIOR(A, 7) break;                                                 \
+            default: TROW_INTERIOR(A, 8) break;                                                \
+            }                                                                                  \
+        for (int64_t j = jb; j < Lin; j++)                                                     \
+            TENTRY_GENERAL(A, j);                                                              \
+    }
+/* inner > 1: input j's row d[0..inner) from whole rows of src */
+#define TENTRY_INNER(A, TS, j, d, src)                                                         \
+    do {                                                                                       \
+        const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
+        if (!accumulate) {                                                                     \
+            for (int64_t i = 0; i < inner; i++)                                                \
+                (d)[i] = 0;                                                                    \
+            for (int64_t e = e0_; e < e1_; e++) {                                              \
+                const A w_ = W[e];                                                             \
+                const TS *s_ = (src) + tt->o[e] * inner;                                       \
+                for (int64_t i = 0; i < inner; i++)                                            \
+                    (d)[i] += w_ * (A)s_[i];                                                   \
+            }                                                                                  \
+        } else { /* accumulate: sum first, then add, same bits as overwrite + add */           \
+            for (int64_t i = 0; i < inner; i++) {                                              \
+                A acc_ = 0;                                                                    \
+                for (int64_t e = e0_; e < e1_; e++)                                            \
+                    acc_ += W[e] * (A)(src)[tt->o[e] * inner + i];                             \
+                (d)[i] += acc_;                                                                \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+DEFINE_TROW(trow_f32, float, float)
+DEFINE_TROW(trow_f64, double, double)
+DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
 
-#define DEFINE_TPASS(NAME, A, WF)                                                               \
+/* dx (+)= T^T dy over [outer, O, inner] -> [outer, Lin, inner], parallel over
+ * (b, j): one writer per element, no atomics. */
+#define DEFINE_TPASS(NAME, A, WF, ROW)                                                         \
     static void NAME(const A *dy, A *dx, int64_t outer, int64_t O, int64_t inner,              \
                      const drs_ttable *tt, int accumulate)                                     \
     {                                                                                          \
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
-        if (inner == 1 && tt->un > 0) { /* rows: a branch-free interior */                     \
-            switch (tt->un) {                                                                  \
-            case 1: TROWS(A, 1) return;                                                        \
-            case 2: TROWS(A, 2) return;                                                        \
-            case 3: TROWS(A, 3) return;                                                        \
-            case 4: TROWS(A, 4) return;                                                        \
-            case 5: TROWS(A, 5) return;                                                        \
-            case 6: TROWS(A, 6) return;                                                        \
-            case 7: TROWS(A, 7) return;                                                        \
-            default: TROWS(A, 8) return;                                                       \
-            }                                                                                  \
+        if (inner == 1) {                                                                      \
+            _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK)")       \
+            for (int64_t b = 0; b < outer; b++)                                                \
+                ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
+            return;                                                                            \
         }                                                                                      \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK)") \
-        for (int64_t b = 0; b < outer; b++) {                                                  \
-            for (int64_t j = 0; j < Lin; j++) {                                                \
-                A *d = dx + (b * Lin + j) * inner;                                             \
-                const int64_t e0 = tt->off[j], e1 = tt->off[j + 1];                            \
-                const A *src = dy + b * O * inner;                                             \
-                if (inner == 1) {                                                              \
-                    A acc = 0;                                                                 \
-                    for (int64_t e = e0; e < e1; e++)                                          \
-                        acc += W[e] * src[tt->o[e]];                                           \
-                    d[0] = accumulate ? d[0] + acc : acc;                                      \
-                } else if (!accumulate) {                                                      \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        d[i] = 0;                                                              \
-                    for (int64_t e = e0; e < e1; e++) {                                        \
-                        const A w = W[e];                                                      \
-                        const A *s = src + tt->o[e] * inner;                                   \
-                        for (int64_t i = 0; i < inner; i++)                                    \
-                            d[i] += w * s[i];                                                  \
-                    }                                                                          \
-                } else { /* accumulate: sum first, then add, same bits as overwrite + add */   \
-                    for (int64_t i = 0; i < inner; i++) {                                      \
-                        A acc = 0;                                                             \
-                        for (int64_t e = e0; e < e1; e++)                                      \
-                            acc += W[e] * src[tt->o[e] * inner + i];                           \
-                        d[i] += acc;                                                           \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
+        for (int64_t b = 0; b < outer; b++)                                                    \
+            for (int64_t j = 0; j < Lin; j++)                                                  \
+                TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner);         \
     }
 
-DEFINE_TPASS(tpass_f32, float, wf)
-DEFINE_TPASS(tpass_f64, double, w)
+DEFINE_TPASS(tpass_f32, float, wf, trow_f32)
+DEFINE_TPASS(tpass_f64, double, w, trow_f64)
 
 /* ------------------------------------------------------ plan helpers */
 static int64_t prod(const int64_t *s, int a, int b)
@@ -196,7 +259,16 @@ static int64_t prod(const int64_t *s, int a, int b)
     return n;
 }
 
-/* dx (+)= F^T dy.  dx, dy validated; f32 or f64. */
+typedef struct fused2_job {
+    const drs_plan *p;
+    int kh, kw;        /* the two passes, in execution order */
+    int wantA, wantB;  /* parameter gradients of pass kh / kw */
+    drs_param param;
+    drs_tensor *dx;    /* NULL: no data gradient */
+    int accumulate;
+} fused2_job;
+/* dx (+)= F^T dy.  dx, dy validated; f32 or f64.  (fused2_grads forms the
+ * same dx, with the same bits, when it computes a parameter gradient too.) */
 static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_tensor *dy,
                                 int accumulate)
 {
@@ -230,7 +302,8 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
             const int64_t n = prod(shp[a + 1], 0, p->rank);
             maxmid = n > maxmid ? n : maxmid;
         }
-        st = ttable_build(&T.tab[T.active[a]], ap->in_len, is_f32, &tt[a]);
+        st = ttable_build(&T.tab[T.active[a]], T.tab[T.active[a]].w, ap->in_len, is_f32, 0.0,
+                          &tt[a]);
         if (st)
             goto out;
     }
@@ -279,6 +352,213 @@ out:
     return st;
 }
 
+/* ------------------------------- the 2-D parameter gradients in one pass
+ * When the only passes of a chain are two over adjacent axes h, w = h + 1
+ * (the common 2-D resize), the parameter gradients of both and the data
+ * gradient share one read of dy.  Row r = (b, oh) of dy (Ow x inner) gives
+ *   T_r = P_w^T dy_r   (the data gradient's first transposed pass, kept),
+ *   gA += < P_w^T dy_r, (D_h x)_r >,   gB += < D_w^T dy_r, (P_h x)_r >
+ * where (P_h x)_r and (D_h x)_r are row oh of the h pass and of its
+ * derivative.  The parameter chain runs in double (P_w^T dy_r again in
+ * double when the data is f32), the data gradient in the data's type with
+ * the bits of backward_data.  Each row's partial sums (4 lanes combined in a
+ * fixed order) are added in row order: the same bits for any thread count. */
+DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n)
+{
+    /* 16 lanes (4 AVX2 vectors) break the add latency chain; they and the
+     * tail are combined in a fixed order, so the sum depends on n only */
+    double l[16] = {0.0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++)
+            l[k] += a[i + k] * b[i + k];
+    for (; i < n; i++)
+        l[i & 15] += a[i] * b[i];
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            l[k] += l[k + w];
+    return l[0];
+}
+
+
+/* Z[o, i] = cd[o] * g[o, i] in double (inner == 1: one vectorisable loop) */
+#define SCALE_ROWS(Z, cd, g, Ow, inner)                                                        \
+    do {                                                                                       \
+        if ((inner) == 1) {                                                                    \
+            for (int64_t o = 0; o < (Ow); o++)                                                 \
+                (Z)[o] = (cd)[o] * (double)(g)[o];                                             \
+        } else {                                                                               \
+            for (int64_t o = 0; o < (Ow); o++)                                                 \
+                for (int64_t i = 0; i < (inner); i++)                                          \
+                    (Z)[o * (inner) + i] = (cd)[o] * (double)(g)[o * (inner) + i];             \
+        }                                                                                      \
+    } while (0)
+
+typedef struct fused2_ctx {
+    const fused2_job *J;
+    const drs_table *th, *thd;
+    const drs_ttable *ttw, *ttwd;
+    const float *wtf;  /* ttw's weights in the data's type */
+    const double *wtd;
+    const double *cd;
+    int factored;
+    const void *x, *dy;
+    void *tbuf;
+    double *bufs;
+    int64_t Lh, Ow, Oh, inner, rowlen, bufstride;
+    double evh;
+} fused2_ctx;
+
+/* Row r = (b, oh) of fused2_grads: T_r (stored), and the row's two partial
+ * sums into part[0..1].  TS: the data type; TROW with weights WT: its
+ * transposed row in its own type; TROW_D: a transposed row of TS into double. */
+#define DEFINE_FUSED2_ROW(NAME, TS, TROW, WT, TROW_D)                                                   \
+    DRS_CLONES static void NAME(const fused2_ctx *c, int64_t r, int thr, double *part)        \
+    {                                                                                          \
+        const fused2_job *J = c->J;                                                            \
+        const int64_t b = r / c->Oh, oh = r % c->Oh, rowlen = c->rowlen, inner = c->inner;     \
+        double *U = c->bufs + (int64_t)thr * c->bufstride, *V = U + rowlen, *Px = V + rowlen,  \
+               *Dx = Px + rowlen, *Z = Dx + rowlen;                                            \
+        const TS *g = (const TS *)c->dy + r * c->Ow * inner;                                   \
+        const TS *xb = c->x ? (const TS *)c->x + b * c->Lh * rowlen : NULL;                    \
+        TS *Tr = (TS *)c->tbuf + (J->dx ? r : thr) * rowlen;                                   \
+        /* T_r = P_w^T dy_r in the data's type (the data gradient's bits); the    \
+         * parameter chain needs it in double: U (T_r itself for f64) */                     \
+        TROW(c->ttw, (const TS *)c->WT, g, Tr, inner, 0);                                      \
+        part[0] = part[1] = 0.0;                                                               \
+        if (J->wantA) {                                                                        \
+            if (sizeof(TS) == sizeof(double))                                                  \
+                U = (double *)(void *)Tr;                                                      \
+            else                                                                               \
+                TROW_D(c->ttw, c->ttw->w, g, U, inner, 0);                                     \
+            PASS_OUTPUT(TS, double, c->thd, c->thd->dw, 0.0, oh, Dx, xb, rowlen);              \
+            part[0] = dot_lanes(U, Dx, rowlen);                                                \
+        }                                                                                      \
+        if (J->wantB) {                                                                        \
+            if (c->factored) {                                                                 \
+                SCALE_ROWS(Z, c->cd, g, c->Ow, inner);                                         \
+                trow_f64(c->ttwd, c->ttwd->w, Z, V, inner, 0);                                 \
+            } else {                                                                           \
+                TROW_D(c->ttwd, c->ttwd->w, g, V, inner, 0);                                   \
+            }                                                                                  \
+            PASS_OUTPUT(TS, double, c->th, c->th->w, c->evh, oh, Px, xb, rowlen);              \
+            part[1] = dot_lanes(V, Px, rowlen);                                                \
+        }                                                                                      \
+    }
+DEFINE_FUSED2_ROW(fused2_row_f32, float, trow_f32, wtf, trow_f32_f64)
+DEFINE_FUSED2_ROW(fused2_row_f64, double, trow_f64, wtd, trow_f64)
+
+static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const drs_tensor *dy,
+                               double *gA, double *gB)
+{
+    const drs_plan *p = J->p;
+    const drs_axis_plan *ah = &p->pass[J->kh], *aw = &p->pass[J->kw];
+    const int f32 = p->dtype == DRS_F32;
+    const size_t esz = f32 ? sizeof(float) : sizeof(double);
+    *gA = *gB = 0.0;
+    /* shapes: x [outer, Lh, Lw, inner] -> T [outer, Oh, Lw, inner] -> dy [outer, Oh, Ow, inner] */
+    const int64_t outer = prod(p->in_shape, 0, ah->axis);
+    const int64_t inner = prod(p->in_shape, aw->axis + 1, p->rank);
+    const int64_t Lh = ah->in_len, Lw = aw->in_len, Oh = ah->O, Ow = aw->O;
+    const int64_t rowlen = Lw * inner, nrow = outer * Oh;
+    if (prod(p->in_shape, 0, p->rank) == 0 || prod(p->out_shape, 0, p->rank) == 0) {
+        if (J->dx && !J->accumulate) /* an empty output: dx = 0 */
+            memset(J->dx->data, 0, (size_t)prod(p->in_shape, 0, p->rank) * esz);
+        return DRS_OK;
+    }
+    drs_table th, tw, thd, twd;
+    drs_ttable ttw, tth, ttwd;
+    memset(&th, 0, sizeof th);
+    memset(&tw, 0, sizeof tw);
+    memset(&thd, 0, sizeof thd);
+    memset(&twd, 0, sizeof twd);
+    memset(&ttw, 0, sizeof ttw);
+    memset(&tth, 0, sizeof tth);
+    memset(&ttwd, 0, sizeof ttwd);
+    void *tbuf = NULL;
+    double *bufs = NULL, *part = NULL, *cd = NULL, *E = NULL;
+    int factored = 0;
+    const int nthr = omp_get_max_threads();
+    /* per thread: U (P_w^T dy in double), V (D_w^T dy), P_h x, D_h x; Z (cd * dy) */
+    const int nb = 4;
+    const int64_t zlen = Ow * inner;
+    drs_status st;
+    if ((st = drs_table_build(ah, &th, f32, DRS_PARAM_NONE)) ||
+        (st = drs_table_build(aw, &tw, f32, DRS_PARAM_NONE)) ||
+        (J->wantA && (st = drs_table_build(ah, &thd, 0, J->param))) ||
+        (J->wantB && (st = drs_table_build(aw, &twd, 0, J->param))) ||
+        (st = ttable_build(&tw, tw.w, Lw, f32, 0.0, &ttw)) ||
+        (J->dx && (st = ttable_build(&th, th.w, Lh, f32, 0.0, &tth))))
+        goto out;
+    if (J->wantB) {
+        /* D_w = E diag(cd) with cd[o] = dc/dθ and E = dw/dc, which is periodic
+         * where the weights are (linear/cubic without antialias: dw = w'(t)
+         * dc): then V = E^T (cd * dy_r) runs as the periodic loop.  Where it
+         * does not factor (cd = 0 with dw != 0), D_w is used as it is. */
+        cd = drs__malloc((size_t)Ow * sizeof *cd);
+        E = drs__malloc((size_t)(Ow * twd.stride > 0 ? Ow * twd.stride : 1) * sizeof *E);
+        if (!cd || !E) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+            goto out;
+        }
+        factored = 1;
+        for (int64_t o = 0; o < Ow && factored; o++) {
+            cd[o] = drs_coord_deriv(aw, o, J->param);
+            for (int32_t k = 0; k < twd.ntap[o] && factored; k++) {
+                const double dw = twd.dw[o * twd.stride + k];
+                factored = cd[o] != 0.0 || dw == 0.0;
+                E[o * twd.stride + k] = cd[o] != 0.0 ? dw / cd[o] : 0.0;
+            }
+        }
+        if ((st = ttable_build(&twd, factored ? E : twd.dw, Lw, 0, factored ? 1e-12 : 0.0,
+                               &ttwd)))
+            goto out;
+    }
+    if (getenv("DRS_DBG")) fprintf(stderr, "ttw un %d per2 %d ttwd un %d per2 %d fact %d\n", ttw.un, ttw.per2, ttwd.un, ttwd.per2, factored);
+    /* T: the whole intermediate for the data gradient, else a row per thread */
+    tbuf = drs__malloc((size_t)(J->dx ? nrow : nthr) * (size_t)rowlen * esz);
+    bufs = drs__malloc((size_t)nthr * (nb * (size_t)rowlen + (size_t)zlen) * sizeof *bufs);
+    part = drs__malloc((size_t)nrow * 2 * sizeof *part);
+    if (!tbuf || !bufs || !part) {
+        st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+        goto out;
+    }
+    const fused2_ctx C = {J, &th, &thd, &ttw, &ttwd, ttw.wf, ttw.w, cd, factored, x ? x->data : NULL, dy->data, tbuf,
+                          bufs, Lh, Ow, Oh, inner, rowlen, nb * rowlen + zlen,
+                          p->extrapolation_value};
+    _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")
+    for (int64_t r = 0; r < nrow; r++) {
+        if (f32)
+            fused2_row_f32(&C, r, omp_get_thread_num(), &part[2 * r]);
+        else
+            fused2_row_f64(&C, r, omp_get_thread_num(), &part[2 * r]);
+    }
+    for (int64_t r = 0; r < nrow; r++) {
+        *gA += part[2 * r];
+        *gB += part[2 * r + 1];
+    }
+    if (J->dx) { /* the data gradient's second transposed pass, as in backward_data */
+        if (f32)
+            tpass_f32(tbuf, J->dx->data, outer, Oh, rowlen, &tth, J->accumulate);
+        else
+            tpass_f64(tbuf, J->dx->data, outer, Oh, rowlen, &tth, J->accumulate);
+    }
+out:
+    free(tbuf);
+    free(bufs);
+    free(part);
+    free(cd);
+    free(E);
+    ttable_free(&ttw);
+    ttable_free(&tth);
+    ttable_free(&ttwd);
+    drs_table_free(&th);
+    drs_table_free(&tw);
+    drs_table_free(&thd);
+    drs_table_free(&twd);
+    return st;
+}
+
 /* dℓ/dθ for the parameter θ of pass k (scale or roi end), O held fixed. */
 static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_tensor *dy, int k,
                              drs_param param, double *out)
@@ -305,22 +585,6 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
     int64_t maxn = 1;
     int64_t shape[DRS_MAX_RANK];
     memcpy(shape, p->in_shape, sizeof shape);
-    if (T.nact == 2 && p->pass[T.active[1]].axis == p->pass[T.active[0]].axis + 1) {
-        /* two passes over adjacent axes (the common 2-D case): one streaming
-         * call reads x and dy once, no intermediate */
-        const drs_axis_plan *ah = &p->pass[T.active[0]], *aw = &p->pass[T.active[1]];
-        const drs_table *th = &T.tab[T.active[0]], *tw = &T.tab[T.active[1]];
-        const int64_t outer = prod(shape, 0, ah->axis);
-        const int64_t inner = prod(shape, aw->axis + 1, p->rank);
-        const double *Wh = T.active[0] == k ? th->dw : th->w;
-        const double *Ww = T.active[1] == k ? tw->dw : tw->w;
-        const double evh = T.active[0] == k ? 0.0 : p->extrapolation_value;
-        st = f32 ? drs_pass2_dot_f32(x->data, outer, shape[ah->axis], th, Wh, evh,
-                                     shape[aw->axis], inner, tw, Ww, dy->data, out)
-                 : drs_pass2_dot_f64(x->data, outer, shape[ah->axis], th, Wh, evh,
-                                     shape[aw->axis], inner, tw, Ww, dy->data, out);
-        goto out;
-    }
     memcpy(shape, p->in_shape, sizeof shape);
     for (int a = 0; a + 1 < T.nact; a++) {
         shape[p->pass[T.active[a]].axis] = p->pass[T.active[a]].O;
@@ -429,24 +693,71 @@ static drs_status check_mode(const char *op, drs_grad_mode mode)
     return DRS_OK;
 }
 
+/* The slot of pass k's parameter in the n-entry result (scales, or roi
+ * starts then ends), -1 when it has none. */
+static int param_slot(const drs_plan *p, int k, drs_param param, int n)
+{
+    const int idx = p->pass[k].param_index;
+    if (idx < 0)
+        return -1;
+    const int slot = param == DRS_PARAM_ROI_END ? n / 2 + idx : idx;
+    return slot < n ? slot : -1;
+}
+
 /* Parameter gradients for every pass with a param_index; results land in
- * tmp[] first so that nothing is written before every computation succeeded. */
+ * tmp[] first so that nothing is written before every computation succeeded.
+ * A parameter whose chain is two passes over adjacent axes (the common 2-D
+ * resize) is computed with its partner's by fused2_grads; when those two are
+ * the plan's only non-identity passes and dx is given, the data gradient is
+ * formed in the same pass, last (after every call that can fail), and
+ * *dx_done is set. */
 static drs_status param_grads(const drs_plan *p, const drs_tensor *x, const drs_tensor *dy,
-                              drs_param param, int n, double *tmp)
+                              drs_param param, int n, double *tmp, drs_tensor *dx,
+                              int accumulate, int *dx_done)
 {
     for (int i = 0; i < n; i++)
         tmp[i] = 0.0;
-    for (int k = 0; k < p->npass; k++) {
-        const int idx = p->pass[k].param_index;
-        if (idx < 0)
-            continue;
-        const int slot = param == DRS_PARAM_ROI_END ? n / 2 + idx : idx;
-        if (slot >= n)
-            continue;
-        drs_status st = param_grad(p, x, dy, k, param, &tmp[slot]);
-        if (st)
-            return st;
-    }
+    *dx_done = 0;
+    drs_tables T;
+    drs_status st = drs_tables_build(p, &T, 0, -1, DRS_PARAM_NONE);
+    if (st)
+        return st;
+    int act[DRS_MAX_RANK] = {0}, done[DRS_MAX_RANK] = {0};
+    const int nact = T.nact;
+    for (int a = 0; a < T.nact; a++)
+        act[T.active[a]] = 1;
+    drs_tables_free(p, &T);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < p->npass; k++) {
+            if (done[k] || param_slot(p, k, param, n) < 0)
+                continue;
+            int S[DRS_MAX_RANK + 1], ns = 0; /* the chain of k: active passes and k */
+            for (int q = 0; q < p->npass; q++)
+                if (act[q] || q == k)
+                    S[ns++] = q;
+            const int pair = ns == 2 && p->pass[S[1]].axis == p->pass[S[0]].axis + 1;
+            if (pair && act[k] && pass == 0)
+                continue; /* the active pair: last, with the data gradient */
+            if (pair) {
+                fused2_job J = {p, S[0], S[1], 0, 0, param, NULL, accumulate};
+                J.wantA = param_slot(p, S[0], param, n) >= 0 && !done[S[0]];
+                J.wantB = param_slot(p, S[1], param, n) >= 0 && !done[S[1]];
+                J.dx = (pass == 1 && nact == 2) ? dx : NULL;
+                double gA, gB;
+                if ((st = fused2_grads(&J, x, dy, &gA, &gB)))
+                    return st;
+                if (J.wantA)
+                    tmp[param_slot(p, S[0], param, n)] = gA;
+                if (J.wantB)
+                    tmp[param_slot(p, S[1], param, n)] = gB;
+                done[S[0]] = done[S[1]] = 1;
+                *dx_done = J.dx != NULL;
+                continue;
+            }
+            if ((st = param_grad(p, x, dy, k, param, &tmp[param_slot(p, k, param, n)])))
+                return st;
+            done[k] = 1;
+        }
     return DRS_OK;
 }
 
@@ -477,13 +788,15 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
         return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
                          DRS_MAX_RANK);
     double tmp[DRS_MAX_RANK];
+    int dx_done = 0;
     if (scales_delta && use_scales &&
-        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
+        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp, dx, mode == DRS_GRAD_ACCUMULATE,
+                         &dx_done)))
         return s;
     if (scales_delta && !use_scales)
         for (int i = 0; i < ns; i++)
             tmp[i] = 0.0; /* sizes mode: the scales do not enter the forward */
-    if (dx && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
+    if (dx && !dx_done && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)
         store_params(scales_delta, tmp, ns, mode);
@@ -543,17 +856,24 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
         return drs__fail(DRS_ERR_INVALID_ARGUMENT,
                          "%s: roi_delta was requested but no roi was given", p.op);
     double ts[DRS_MAX_RANK], tr[2 * DRS_MAX_RANK];
-    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+    const int acc = mode == DRS_GRAD_ACCUMULATE;
+    int dx_done = 0, unused;
+    /* the data gradient may share the scales' pass only when nothing that
+     * can fail comes after it */
+    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts,
+                                         roi_delta ? NULL : X_delta, acc, &dx_done)))
         return s;
     if (roi_delta) {
         double te[2 * DRS_MAX_RANK];
-        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)) ||
-            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr, NULL, acc,
+                             &unused)) ||
+            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te, NULL, acc,
+                             &unused)))
             return s;
         for (int i = in->n_roi / 2; i < in->n_roi; i++)
             tr[i] = te[i];
     }
-    if (X_delta && (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
+    if (X_delta && !dx_done && (s = backward_data(&p, X_delta, Y_delta, acc)))
         return s;
     if (scales_delta)
         store_params(scales_delta, ts, in->n_scales, mode);

@@ -148,17 +148,63 @@ drs_status drs_pass_dot_f64_f32(const double *x, int64_t outer, int64_t L, int64
                                 const drs_table *t, const double *W, const float *dy, double *out);
 drs_status drs_pass_dot_f32_f32(const float *x, int64_t outer, int64_t L, int64_t inner,
                                 const drs_table *t, const double *W, const float *dy, double *out);
-/* The last two passes (adjacent axes h, w = h + 1) of a chain whose input is
- * x itself, fused with <dy, .> (no intermediate; deterministic). */
-drs_status drs_pass2_dot_f32(const float *x, int64_t outer, int64_t Lh, const drs_table *th,
-                             const double *Wh, double evh, int64_t Lw, int64_t inner,
-                             const drs_table *tw, const double *Ww, const float *dy, double *out);
-drs_status drs_pass2_dot_f64(const double *x, int64_t outer, int64_t Lh, const drs_table *th,
-                             const double *Wh, double evh, int64_t Lw, int64_t inner,
-                             const drs_table *tw, const double *Ww, const double *dy, double *out);
 void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t inner,
                   const drs_table *t, const double *W, double ev);
 int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
+
+/* ---- SIMD clones ----
+ * Hot row kernels are compiled twice, for AVX2 and for the baseline, and
+ * picked at load time (GCC target_clones, x86-64 Linux).  The C is the same
+ * and contraction is off (-ffp-contract=off), so both give the same bits:
+ * the wider vectors only process more elements of the same loop at once. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&    \
+    !defined(DRS_NO_CLONES)
+#define DRS_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DRS_CLONES
+#endif
+
+/* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
+/* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*inner + i] for
+ * n > 0 taps, in this exact order (every pass variant uses it, so fused and
+ * unfused runs give the same bits). */
+#define OUTPUT_ROW(TI, A, yd, xr, w, n, inner)                                                 \
+    do {                                                                                       \
+        if ((inner) == 1) {                                                                    \
+            A acc_ = (w)[0] * (A)(xr)[0];                                                      \
+            for (int32_t k_ = 1; k_ < (n); k_++)                                               \
+                acc_ += (w)[k_] * (A)(xr)[k_];                                                 \
+            (yd)[0] = acc_;                                                                    \
+        } else {                                                                               \
+            const A w0_ = (w)[0];                                                              \
+            for (int64_t i_ = 0; i_ < (inner); i_++)                                           \
+                (yd)[i_] = w0_ * (A)(xr)[i_];                                                  \
+            for (int32_t k_ = 1; k_ < (n); k_++) {                                             \
+                const A wk_ = (w)[k_];                                                         \
+                const TI *xk_ = (xr) + (int64_t)k_ * (inner);                                  \
+                for (int64_t i_ = 0; i_ < (inner); i_++)                                       \
+                    (yd)[i_] += wk_ * (A)xk_[i_];                                              \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
+/* Output o of the pass of table t with weights W into yd[0..inner): no tap
+ * gives the extrapolation value ev where t says so, else 0; otherwise
+ * OUTPUT_ROW on the input rows from xbase + first[o] * inner. */
+#define PASS_OUTPUT(TI, A, t, W, ev, o, yd, xbase, inner)                                      \
+    do {                                                                                       \
+        const int32_t n__ = (t)->ntap[o];                                                      \
+        A *yd__ = (yd);                                                                        \
+        if (n__ == 0) {                                                                        \
+            const A v__ = ((t)->extrap && (t)->extrap[o]) ? (ev) : (A)0;                       \
+            for (int64_t i__ = 0; i__ < (inner); i__++)                                        \
+                yd__[i__] = v__;                                                               \
+        } else {                                                                               \
+            const A *w__ = (W) + (o) * (t)->stride;                                            \
+            const TI *xr__ = (xbase) + (t)->first[o] * (inner);                                \
+            OUTPUT_ROW(TI, A, yd__, xr__, w__, n__, inner);                                    \
+        }                                                                                      \
+    } while (0)
 
 /* The tables of every pass of a plan; active[] lists the passes to run (the
  * identity passes are skipped, except the derivative pass dpass). */

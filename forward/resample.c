@@ -19,47 +19,6 @@
 
 #define PAR_MIN_WORK 32768
 
-/* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*inner + i] for
- * n > 0 taps, in this exact order (every pass variant uses it, so fused and
- * unfused runs give the same bits). */
-#define OUTPUT_ROW(TI, A, yd, xr, w, n, inner)                                                 \
-    do {                                                                                       \
-        if ((inner) == 1) {                                                                    \
-            A acc_ = (w)[0] * (A)(xr)[0];                                                      \
-            for (int32_t k_ = 1; k_ < (n); k_++)                                               \
-                acc_ += (w)[k_] * (A)(xr)[k_];                                                 \
-            (yd)[0] = acc_;                                                                    \
-        } else {                                                                               \
-            const A w0_ = (w)[0];                                                              \
-            for (int64_t i_ = 0; i_ < (inner); i_++)                                           \
-                (yd)[i_] = w0_ * (A)(xr)[i_];                                                  \
-            for (int32_t k_ = 1; k_ < (n); k_++) {                                             \
-                const A wk_ = (w)[k_];                                                         \
-                const TI *xk_ = (xr) + (int64_t)k_ * (inner);                                  \
-                for (int64_t i_ = 0; i_ < (inner); i_++)                                       \
-                    (yd)[i_] += wk_ * (A)xk_[i_];                                              \
-            }                                                                                  \
-        }                                                                                      \
-    } while (0)
-
-/* Output o of the pass of table t with weights W into yd[0..inner): no tap
- * gives the extrapolation value ev where t says so, else 0; otherwise
- * OUTPUT_ROW on the input rows from xbase + first[o] * inner. */
-#define PASS_OUTPUT(TI, A, t, W, ev, o, yd, xbase, inner)                                      \
-    do {                                                                                       \
-        const int32_t n__ = (t)->ntap[o];                                                      \
-        A *yd__ = (yd);                                                                        \
-        if (n__ == 0) {                                                                        \
-            const A v__ = ((t)->extrap && (t)->extrap[o]) ? (ev) : (A)0;                       \
-            for (int64_t i__ = 0; i__ < (inner); i__++)                                        \
-                yd__[i__] = v__;                                                               \
-        } else {                                                                               \
-            const A *w__ = (W) + (o) * (t)->stride;                                            \
-            const TI *xr__ = (xbase) + (t)->first[o] * (inner);                                \
-            OUTPUT_ROW(TI, A, yd__, xr__, w__, n__, inner);                                    \
-        }                                                                                      \
-    } while (0)
-
 /* A gather along contiguous rows (inner == 1): the outputs [u0, u1) share the
  * tap count NT (the interior of every linear/cubic/nearest table; the edges
  * may have fewer taps after clamping) and run with no per-output branch and
@@ -195,79 +154,6 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
         *out = s;                                                                              \
         return DRS_OK;                                                                         \
     }
-/* The last two passes of a gradient chain over adjacent axes h, w = h + 1,
- * fused like fused2 below and with the inner product against dy: row (b, oh)
- * of pass h is formed in a per-thread buffer (double), pass w is applied to it
- * and dotted with dy's row at once.  Row r's partial sum uses four
- * accumulators (by output index mod 4, combined in a fixed order) and the row
- * partials are added in row order: deterministic for any thread count. */
-#define DEFINE_PASS2_DOT(NAME, TI, TD)                                                         \
-    drs_status NAME(const TI *x, int64_t outer, int64_t Lh, const drs_table *th,               \
-                    const double *Wh, double evh, int64_t Lw, int64_t inner,                   \
-                    const drs_table *tw, const double *Ww, const TD *dy, double *out)          \
-    {                                                                                          \
-        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
-        int64_t nrow;                                                                          \
-        if (drs__mul_overflow(outer, Oh, &nrow))                                               \
-            return drs__fail(DRS_ERR_OVERFLOW, "backward: row count overflows");               \
-        double *part = drs__malloc((size_t)(nrow > 0 ? nrow : 1) * sizeof(double));           \
-        double *bufs = drs__malloc((size_t)omp_get_max_threads() * (size_t)rowlen *            \
-                                   sizeof(double));                                            \
-        if (!part || !bufs) {                                                                  \
-            free(part);                                                                        \
-            free(bufs);                                                                        \
-            return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (row buffers)");          \
-        }                                                                                      \
-        int64_t u0 = 0, u1 = 0;                                                                \
-        const int nu = inner == 1 ? uniform_taps(tw, &u0, &u1) : 0;                            \
-        _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")     \
-        for (int64_t r = 0; r < nrow; r++) {                                                   \
-            const int64_t b = r / Oh, oh = r % Oh;                                             \
-            double *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                       \
-            PASS_OUTPUT(TI, double, th, Wh, evh, oh, tmp, x + b * Lh * rowlen, rowlen);         \
-            /* four accumulators (by o mod 4) break the add latency chain; they     \
-             * are combined in a fixed order, so the sum depends on shapes only.     \
-             * The uniform interior [u0, u1) runs without per-output branches. */   \
-            double acc4[4] = {0.0, 0.0, 0.0, 0.0};                                             \
-            const TD *grow = dy + r * Ow * inner;                                              \
-            for (int64_t o = 0; o < Ow; o++) {                                                 \
-                if (nu > 0 && o == u0) {                                                       \
-                    for (; o < u1; o++) {                                                      \
-                        const double *w = Ww + o * tw->stride;                                 \
-                        const double *xr = tmp + tw->first[o];                                 \
-                        double v = w[0] * xr[0];                                               \
-                        for (int k = 1; k < nu; k++)                                           \
-                            v += w[k] * xr[k];                                                 \
-                        acc4[o & 3] += (double)grow[o] * v;                                    \
-                    }                                                                          \
-                    if (o >= Ow)                                                               \
-                        break;                                                                 \
-                }                                                                              \
-                const int32_t n = tw->ntap[o];                                                 \
-                if (n == 0)                                                                    \
-                    continue;                                                                  \
-                const double *w = Ww + o * tw->stride;                                         \
-                const double *xr = tmp + tw->first[o] * inner;                                 \
-                const TD *g = grow + o * inner;                                                \
-                for (int64_t i = 0; i < inner; i++) {                                          \
-                    double v = w[0] * xr[i];                                                   \
-                    for (int32_t k = 1; k < n; k++)                                            \
-                        v += w[k] * xr[(int64_t)k * inner + i];                                \
-                    acc4[o & 3] += (double)g[i] * v;                                           \
-                }                                                                              \
-            }                                                                                  \
-            part[r] = (acc4[0] + acc4[1]) + (acc4[2] + acc4[3]);                               \
-        }                                                                                      \
-        double s = 0.0;                                                                        \
-        for (int64_t r = 0; r < nrow; r++)                                                     \
-            s += part[r];                                                                      \
-        free(part);                                                                            \
-        free(bufs);                                                                            \
-        *out = s;                                                                              \
-        return DRS_OK;                                                                         \
-    }
-DEFINE_PASS2_DOT(drs_pass2_dot_f32, float, float)
-DEFINE_PASS2_DOT(drs_pass2_dot_f64, double, double)
 
 DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
