@@ -19,29 +19,15 @@
 
 #define PAR_MIN_WORK 32768
 
-/* A gather along contiguous rows (inner == 1): the outputs [u0, u1) share the
- * tap count NT (the interior of every linear/cubic/nearest table; the edges
- * may have fewer taps after clamping) and run with no per-output branch and
- * the tap loop unrolled (NT is a constant); the edge outputs take the general
- * path.  The same OUTPUT_ROW arithmetic everywhere, so the same bits. */
-#define ROWS_UNIFORM(TI, A, NT)                                                                \
-    _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")                 \
-    for (int64_t b = 0; b < outer; b++) {                                                      \
-        const TI *xrow = x + b * L;                                                            \
-        A *yrow = y + b * O;                                                                   \
-        for (int64_t o = 0; o < u0; o++)                                                       \
-            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
-        for (int64_t o = u0; o < u1; o++)                                                      \
-            OUTPUT_ROW(TI, A, yrow + o, xrow + t->first[o], W + o * stride, NT, 1);            \
-        for (int64_t o = u1; o < O; o++)                                                       \
-            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
-    }
-
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
- * (or outputs extrapolate). */
-static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
+ * (or outputs extrapolate).  *per2: the run is moreover 2-periodic (output
+ * o + 2 reads one input further than o, with the same weights: 2x
+ * upsampling), so it runs as two interleaved contiguous loops. */
+static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1, int *per2)
 {
+    *u0 = *u1 = 0;
+    *per2 = 0;
     if (t->extrap || t->O == 0)
         return 0;
     const int64_t mid = t->O / 2;
@@ -57,26 +43,103 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
         return 0;
     *u0 = a;
     *u1 = b;
+    int per = b - a >= 4;
+    for (int64_t o = a + 2; o < b && per; o++)
+        per = t->first[o] == t->first[o - 2] + 1;
+    *per2 = per; /* the index pattern; per2_weights checks the weights */
     return n;
 }
+
+/* 1 when the weights W of the run [u0, u1) (n taps) repeat with period 2. */
+#define DEFINE_PER2_WEIGHTS(NAME, A)                                                           \
+    static int NAME(const drs_table *t, const A *W, int64_t u0, int64_t u1, int n)             \
+    {                                                                                          \
+        for (int64_t o = u0 + 2; o < u1; o++)                                                  \
+            for (int k = 0; k < n; k++)                                                        \
+                if (W[o * t->stride + k] != W[(o - 2) * t->stride + k])                        \
+                    return 0;                                                                  \
+        return 1;                                                                              \
+    }
+DEFINE_PER2_WEIGHTS(per2_weights_f32, float)
+DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
+#define PER2_WEIGHTS(t, W, u0, u1, n)                                                          \
+    _Generic((W), const float *: per2_weights_f32, float *: per2_weights_f32,                  \
+             default: per2_weights_f64)(t, (const void *)(W), u0, u1, n)
+
+/* The 2-periodic interior: outputs u0 + 2j and u0 + 2j + 1 with the weights
+ * of u0 and u0 + 1 over inputs moving by one; each output is OUTPUT_ROW's
+ * arithmetic (same order), so the same bits, and the loop vectorises. */
+#define PER2_ROW(TI, A, NT)                                                                    \
+    do {                                                                                       \
+        const int64_t np_ = (u1 - u0) / 2;                                                     \
+        A c0_[NT], c1_[NT];                                                                    \
+        for (int k_ = 0; k_ < NT; k_++) {                                                      \
+            c0_[k_] = W[u0 * t->stride + k_];                                                  \
+            c1_[k_] = W[(u0 + 1) * t->stride + k_];                                            \
+        }                                                                                      \
+        const TI *x0_ = xrow + t->first[u0], *x1_ = xrow + t->first[u0 + 1];                   \
+        A *y_ = yrow + u0;                                                                     \
+        for (int64_t j = 0; j < np_; j++) {                                                    \
+            A a_ = c0_[0] * (A)x0_[j];                                                         \
+            A b_ = c1_[0] * (A)x1_[j];                                                         \
+            for (int k_ = 1; k_ < NT; k_++) {                                                  \
+                a_ += c0_[k_] * (A)x0_[j + k_];                                                \
+                b_ += c1_[k_] * (A)x1_[j + k_];                                                \
+            }                                                                                  \
+            y_[2 * j] = a_;                                                                    \
+            y_[2 * j + 1] = b_;                                                                \
+        }                                                                                      \
+        for (int64_t q = u0 + 2 * np_; q < u1; q++)                                            \
+            OUTPUT_ROW(TI, A, yrow + q, xrow + t->first[q], W + q * t->stride, NT, 1);         \
+    } while (0)
+/* the uniform interior [u0, u1) with NT taps: periodic, or per output */
+#define INTERIOR_ROW(TI, A, NT)                                                                \
+    do {                                                                                       \
+        if (per2)                                                                              \
+            PER2_ROW(TI, A, NT);                                                               \
+        else                                                                                   \
+            for (int64_t q = u0; q < u1; q++)                                                  \
+                OUTPUT_ROW(TI, A, yrow + q, xrow + t->first[q], W + q * t->stride, NT, 1);     \
+    } while (0)
+
+/* One row of a gather along contiguous rows (inner == 1): the edge outputs
+ * in general, the uniform interior (nu taps, see uniform_taps) with no
+ * per-output branch and the tap loop unrolled.  The same OUTPUT_ROW
+ * arithmetic everywhere, so the same bits as the general path. */
+#define DEFINE_GATHER_ROW(NAME, TI, A)                                                          \
+    DRS_CLONES static void NAME(const TI *xrow, A *yrow, const drs_table *t, const A *W, A ev, \
+                                int nu, int per2, int64_t u0, int64_t u1)                     \
+    {                                                                                          \
+        for (int64_t o = 0; o < u0; o++)                                                       \
+            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
+        switch (nu) {                                                                          \
+        case 0: break;                                                                         \
+        case 1: INTERIOR_ROW(TI, A, 1); break;                                                 \
+        case 2: INTERIOR_ROW(TI, A, 2); break;                                                 \
+        case 3: INTERIOR_ROW(TI, A, 3); break;                                                 \
+        default: INTERIOR_ROW(TI, A, 4); break;                                                \
+        }                                                                                      \
+        for (int64_t o = nu > 0 ? u1 : 0; o < t->O; o++)                                       \
+            PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
+    }
 
 /* TI: the input element type (the integer types are read directly by the
  * first pass, so no double copy of the input is ever made); A: accumulator,
  * weight and output type. */
-#define DEFINE_PASS(NAME, TI, A)                                                                \
+#define DEFINE_PASS(NAME, TI, A, ROW)                                                          \
     void NAME(const TI *x, A *y, int64_t outer, int64_t L, int64_t inner, const drs_table *t,  \
               const A *W, A ev)                                                                \
     {                                                                                          \
-        const int64_t O = t->O, stride = t->stride;                                            \
-        int64_t u0 = 0, u1 = 0;                                                                \
-        if (inner == 1) {                                                                      \
-            switch (uniform_taps(t, &u0, &u1)) {                                               \
-            case 1: ROWS_UNIFORM(TI, A, 1) return;                                             \
-            case 2: ROWS_UNIFORM(TI, A, 2) return;                                             \
-            case 3: ROWS_UNIFORM(TI, A, 3) return;                                             \
-            case 4: ROWS_UNIFORM(TI, A, 4) return;                                             \
-            default: break;                                                                    \
-            }                                                                                  \
+        const int64_t O = t->O;                                                                \
+        int64_t u0, u1;                                                                        \
+        int per2;                                                                              \
+        const int nu = uniform_taps(t, &u0, &u1, &per2);                                       \
+        per2 = per2 && PER2_WEIGHTS(t, W, u0, u1, nu);                                         \
+        if (inner == 1 && nu > 0) {                                                            \
+            _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")         \
+            for (int64_t b = 0; b < outer; b++)                                                \
+                ROW(x + b * L, y + b * O, t, W, ev, nu, per2, u0, u1);                         \
+            return;                                                                            \
         }                                                                                      \
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK)") \
         for (int64_t b = 0; b < outer; b++)                                                    \
@@ -85,9 +148,16 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1)
                             inner);                                                            \
     }
 
-DEFINE_PASS(drs_pass_f32, float, float)
-DEFINE_PASS(drs_pass_f64, double, double)
-DEFINE_PASS(drs_pass_f32_f64, float, double)
+DEFINE_GATHER_ROW(row_f32, float, float)
+DEFINE_GATHER_ROW(row_f64, double, double)
+DEFINE_GATHER_ROW(row_f32_f64, float, double)
+DEFINE_GATHER_ROW(row_u8_f64, uint8_t, double)
+DEFINE_GATHER_ROW(row_i8_f64, int8_t, double)
+DEFINE_GATHER_ROW(row_i32_f64, int32_t, double)
+DEFINE_GATHER_ROW(row_i64_f64, int64_t, double)
+DEFINE_PASS(drs_pass_f32, float, float, row_f32)
+DEFINE_PASS(drs_pass_f64, double, double, row_f64)
+DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
 
 /* A pass fused with the inner product against dy: returns
  *   sum_{b,o,i} dy[b,o,i] * sum_k W[o][k] x[b, first[o]+k, i]
@@ -103,7 +173,8 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
         if (!part)                                                                             \
             return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (partial sums)");         \
         int64_t u0 = 0, u1 = 0;                                                                \
-        const int nu = inner == 1 ? uniform_taps(t, &u0, &u1) : 0;                             \
+        int per2_;                                                                             \
+        const int nu = inner == 1 ? uniform_taps(t, &u0, &u1, &per2_) : 0;                     \
         if (nu == 2 || nu == 4) { /* rows with a branch-free interior, same order */           \
             _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK)")         \
             for (int64_t b = 0; b < outer; b++) {                                              \
@@ -158,10 +229,10 @@ DEFINE_PASS(drs_pass_f32_f64, float, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
 DEFINE_PASS_DOT(drs_pass_dot_f32_f32, float, float)
-static DEFINE_PASS(pass_u8_f64, uint8_t, double)
-static DEFINE_PASS(pass_i8_f64, int8_t, double)
-static DEFINE_PASS(pass_i32_f64, int32_t, double)
-static DEFINE_PASS(pass_i64_f64, int64_t, double)
+static DEFINE_PASS(pass_u8_f64, uint8_t, double, row_u8_f64)
+static DEFINE_PASS(pass_i8_f64, int8_t, double, row_i8_f64)
+static DEFINE_PASS(pass_i32_f64, int32_t, double, row_i32_f64)
+static DEFINE_PASS(pass_i64_f64, int64_t, double, row_i64_f64)
 
 /* The first pass of an integer tensor: reads the integers, writes doubles. */
 static void pass_int_f64(drs_dtype dt, const void *x, double *y, int64_t outer, int64_t L,
@@ -296,43 +367,41 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
  * applied to it at once, so the intermediate never leaves the cache.  The
  * arithmetic of every element is that of the two separate passes (same
  * operations, same order), so the bits are identical to the unfused run. */
-#define FUSED_INTERIOR(A, NT)                                                                  \
-    for (int64_t q = u0; q < u1; q++)                                                          \
-    OUTPUT_ROW(A, A, yrow + q, tmp + tw->first[q], Ww + q * tw->stride, NT, 1)
-#define DEFINE_FUSED2(NAME, A)                                                                  \
+#define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
+    /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
+    DRS_CLONES static void NAME##_row(const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, \
+                                      const A *Wh, int64_t Lw, int64_t inner,                  \
+                                      const drs_table *tw, const A *Ww, A ev, A *tmp, int nu,  \
+                                      int per2, int64_t u0, int64_t u1)                        \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        const int64_t b = r / Oh, oh = r % Oh;                                                 \
+        /* pass h, one output row: a weighted sum of input rows */                             \
+        PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
+        A *yrow = y + r * Ow * inner;                                                          \
+        if (inner == 1) {                                                                      \
+            GATHER_ROW(tmp, yrow, tw, Ww, ev, nu, per2, u0, u1);                               \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t o = 0; o < Ow; o++)                                                       \
+            PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                    \
+    }                                                                                          \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
                      A ev, A *bufs)                                                            \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
-        int64_t u0 = 0, u1 = 0;                                                                \
-        const int nu = inner == 1 ? uniform_taps(tw, &u0, &u1) : 0;                            \
+        int64_t u0, u1;                                                                        \
+        int per2;                                                                              \
+        const int nu = uniform_taps(tw, &u0, &u1, &per2);                                      \
+        per2 = per2 && PER2_WEIGHTS(tw, Ww, u0, u1, nu);                                       \
         _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)") \
-        for (int64_t r = 0; r < outer * Oh; r++) {                                             \
-            const int64_t b = r / Oh, oh = r % Oh;                                             \
-            A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
-            /* pass h, one output row: a weighted sum of input rows */                         \
-            PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
-            /* pass w on that row: edges in general, the uniform interior unrolled */          \
-            A *yrow = y + r * Ow * inner;                                                      \
-            for (int64_t o = 0; o < Ow; o++) {                                                 \
-                if (nu > 0 && o == u0) { /* constant tap counts: unrolled */                   \
-                    switch (nu) {                                                              \
-                    case 1: FUSED_INTERIOR(A, 1); break;                                       \
-                    case 2: FUSED_INTERIOR(A, 2); break;                                       \
-                    case 3: FUSED_INTERIOR(A, 3); break;                                       \
-                    default: FUSED_INTERIOR(A, 4); break;                                      \
-                    }                                                                          \
-                    o = u1;                                                                    \
-                    if (o >= Ow)                                                               \
-                        break;                                                                 \
-                }                                                                              \
-                PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
-            }                                                                                  \
-        }                                                                                      \
+        for (int64_t r = 0; r < outer * Oh; r++)                                               \
+            NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev,                             \
+                       bufs + (int64_t)omp_get_thread_num() * rowlen, nu, per2, u0, u1);       \
     }
-DEFINE_FUSED2(fused2_f32, float)
-DEFINE_FUSED2(fused2_f64, double)
+DEFINE_FUSED2(fused2_f32, float, row_f32)
+DEFINE_FUSED2(fused2_f64, double, row_f64)
 
 /* 1 when every active pass is a pure selection: one tap of weight exactly 1
  * per output (nearest modes, pads-only axes).  The passes then compose into
