@@ -174,7 +174,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         const int64_t Lin = tt->Lin;                                                           \
         if (inner > 1) {                                                                       \
             for (int64_t j = 0; j < Lin; j++)                                                  \
-                TENTRY_INNER(A, TS, j, d + j * inner, src);                                    \
+                TENTRY_INNER(A, TS, j, d + j * inner, src, 0);                                 \
             return;                                                                            \
         }                                                                                      \
         const int64_t ja = tt->un > 0 ? tt->j0 : Lin, jb = tt->un > 0 ? tt->j1 : Lin;          \
@@ -201,8 +201,9 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         for (int64_t j = jb; j < Lin; j++)                                                     \
             TENTRY_GENERAL(A, j);                                                              \
     }
-/* inner > 1: input j's row d[0..inner) from whole rows of src */
-#define TENTRY_INNER(A, TS, j, d, src)                                                         \
+/* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
+ * the rows from output obase on) */
+#define TENTRY_INNER(A, TS, j, d, src, obase)                                                  \
     do {                                                                                       \
         const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
         if (!accumulate) {                                                                     \
@@ -210,7 +211,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
                 (d)[i] = 0;                                                                    \
             for (int64_t e = e0_; e < e1_; e++) {                                              \
                 const A w_ = W[e];                                                             \
-                const TS *s_ = (src) + tt->o[e] * inner;                                       \
+                const TS *s_ = (src) + (tt->o[e] - (obase)) * inner;                           \
                 for (int64_t i = 0; i < inner; i++)                                            \
                     (d)[i] += w_ * (A)s_[i];                                                   \
             }                                                                                  \
@@ -218,7 +219,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             for (int64_t i = 0; i < inner; i++) {                                              \
                 A acc_ = 0;                                                                    \
                 for (int64_t e = e0_; e < e1_; e++)                                            \
-                    acc_ += W[e] * (A)(src)[tt->o[e] * inner + i];                             \
+                    acc_ += W[e] * (A)(src)[(tt->o[e] - (obase)) * inner + i];                 \
                 (d)[i] += acc_;                                                                \
             }                                                                                  \
         }                                                                                      \
@@ -244,7 +245,7 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK)") \
         for (int64_t b = 0; b < outer; b++)                                                    \
             for (int64_t j = 0; j < Lin; j++)                                                  \
-                TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner);         \
+                TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner, 0);      \
     }
 
 DEFINE_TPASS(tpass_f32, float, wf, trow_f32)
@@ -267,6 +268,126 @@ typedef struct fused2_job {
     drs_tensor *dx;    /* NULL: no data gradient */
     int accumulate;
 } fused2_job;
+/* ------------------------- the 2-D data gradient, tiled by input rows
+ * Two passes over adjacent axes h, w: dx_b = P_h^T (P_w^T dy_b).  For a block
+ * of input rows [i0, i1) of pass h, the rows oh of T = P_w^T dy they read
+ * (a contiguous range when the table is monotone, as every resize table is)
+ * are formed in a per-thread buffer and combined at once, so T never goes
+ * to memory.  Rows on a block's edge are formed by both neighbours (the
+ * same bits each time); each element is the arithmetic of the two separate
+ * passes, so dx has the bits of the unfused run. */
+typedef struct tiled2 {
+    const drs_ttable *ttw, *tth;
+    const void *dy;
+    void *dx;
+    const int64_t *bstart, *olo, *ohi; /* blocks; oh range [olo, ohi) per input row */
+    int64_t nblk, Oh, Ow, Lh, inner, rowlen;
+    int accumulate;
+} tiled2;
+
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW)                                                  \
+    DRS_CLONES static void NAME(const tiled2 *c, int64_t task, A *buf)                          \
+    {                                                                                          \
+        const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
+        const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
+        const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
+        const A *g = (const A *)c->dy + b * c->Oh * c->Ow * c->inner;                          \
+        for (int64_t oh = r0; oh < r1; oh++)                                                   \
+            TROW(c->ttw, (const A *)c->ttw->WF, g + oh * c->Ow * c->inner,                     \
+                 buf + (oh - r0) * inner, c->inner, 0);                                        \
+        const drs_ttable *tt = c->tth;                                                         \
+        const A *W = (const A *)tt->WF;                                                        \
+        const int accumulate = c->accumulate;                                                  \
+        A *d = (A *)c->dx + (b * c->Lh) * inner;                                               \
+        for (int64_t j = i0; j < i1; j++)                                                      \
+            TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                     \
+    }
+DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32)
+DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64)
+
+/* 1 and dx formed when the plan's two active passes are over adjacent axes
+ * and pass h's table is monotone; 0 (nothing written) otherwise. */
+static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_tensor *dx,
+                                  const drs_tensor *dy, int accumulate, int *done)
+{
+    *done = 0;
+    if (T->nact != 2 || p->pass[T->active[1]].axis != p->pass[T->active[0]].axis + 1)
+        return DRS_OK;
+    const drs_axis_plan *ah = &p->pass[T->active[0]], *aw = &p->pass[T->active[1]];
+    const int f32 = p->dtype == DRS_F32;
+    const size_t esz = f32 ? sizeof(float) : sizeof(double);
+    const int64_t outer = prod(p->in_shape, 0, ah->axis);
+    const int64_t inner = prod(p->in_shape, aw->axis + 1, p->rank);
+    const int64_t Lh = ah->in_len, Lw = aw->in_len, Oh = ah->O, Ow = aw->O;
+    const int64_t rowlen = Lw * inner;
+    drs_ttable ttw, tth;
+    memset(&ttw, 0, sizeof ttw);
+    memset(&tth, 0, sizeof tth);
+    int64_t *olo = NULL, *ohi = NULL, *bstart = NULL;
+    void *bufs = NULL;
+    drs_status st;
+    if ((st = ttable_build(&T->tab[T->active[1]], T->tab[T->active[1]].w, Lw, f32, 0.0, &ttw)) ||
+        (st = ttable_build(&T->tab[T->active[0]], T->tab[T->active[0]].w, Lh, f32, 0.0, &tth)))
+        goto out;
+    olo = drs__malloc((size_t)Lh * sizeof *olo);
+    ohi = drs__malloc((size_t)Lh * sizeof *ohi);
+    bstart = drs__malloc(((size_t)Lh + 1) * sizeof *bstart);
+    if (!olo || !ohi || !bstart) {
+        st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+        goto out;
+    }
+    /* the oh range of each input row; monotone ranges or no tiling */
+    int64_t prev_lo = 0, prev_hi = 0;
+    for (int64_t j = 0; j < Lh; j++) {
+        const int64_t e0 = tth.off[j], e1 = tth.off[j + 1];
+        int64_t lo = e0 < e1 ? tth.o[e0] : prev_hi, hi = e0 < e1 ? tth.o[e1 - 1] + 1 : prev_hi;
+        if (lo < prev_lo || hi < prev_hi)
+            goto out; /* not monotone: the caller runs the two passes */
+        if (lo > hi)
+            lo = hi;
+        olo[j] = prev_lo = lo;
+        ohi[j] = prev_hi = hi;
+    }
+    /* blocks of input rows whose T rows fit a per-thread buffer of ~512 KiB */
+    const int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
+    int64_t nblk = 0, maxr = 1;
+    for (int64_t i0 = 0; i0 < Lh;) {
+        int64_t i1 = i0 + 1;
+        while (i1 < Lh && ohi[i1] - olo[i0] <= budget)
+            i1++;
+        bstart[nblk++] = i0;
+        maxr = ohi[i1 - 1] - olo[i0] > maxr ? ohi[i1 - 1] - olo[i0] : maxr;
+        i0 = i1;
+    }
+    bstart[nblk] = Lh;
+    const int nthr = omp_get_max_threads();
+    bufs = drs__malloc((size_t)nthr * (size_t)maxr * (size_t)rowlen * esz);
+    if (!bufs) {
+        st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+        goto out;
+    }
+    const tiled2 c = {&ttw, &tth, dy->data, dx->data, bstart, olo, ohi, nblk, Oh, Ow, Lh,
+                      inner, rowlen, accumulate};
+    const int64_t ntask = outer * nblk;
+    _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)")
+    for (int64_t task = 0; task < ntask; task++) {
+        const int64_t off = (int64_t)omp_get_thread_num() * maxr * rowlen;
+        if (f32)
+            tiled2_f32(&c, task, (float *)bufs + off);
+        else
+            tiled2_f64(&c, task, (double *)bufs + off);
+    }
+    *done = 1;
+out:
+    free(olo);
+    free(ohi);
+    free(bstart);
+    free(bufs);
+    ttable_free(&ttw);
+    ttable_free(&tth);
+    return st;
+}
+
 /* dx (+)= F^T dy.  dx, dy validated; f32 or f64.  (fused2_grads forms the
  * same dx, with the same bits, when it computes a parameter gradient too.) */
 static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_tensor *dy,
@@ -287,6 +408,11 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
     drs_status st = drs_tables_build(p, &T, is_f32, -1, DRS_PARAM_NONE);
     if (st)
         return st;
+    int done = 0;
+    if ((st = backward2_tiled(p, &T, dx, dy, accumulate, &done)) || done) {
+        drs_tables_free(p, &T);
+        return st;
+    }
     drs_ttable tt[DRS_MAX_RANK];
     memset(tt, 0, sizeof tt);
     void *buf[2] = {NULL, NULL};
