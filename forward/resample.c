@@ -16,8 +16,38 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define PAR_MIN_WORK 32768
+
+void drs__stream_copy(void *dst, const void *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    char *d = dst;
+    const char *s = src;
+    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+    if (head > bytes)
+        head = bytes;
+    memcpy(d, s, head);
+    d += head;
+    s += head;
+    bytes -= head;
+    for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
+        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
+    memcpy(d, s, bytes);
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+void drs__stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
@@ -379,12 +409,11 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         /* pass h, one output row: a weighted sum of input rows */                             \
         PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
         A *yrow = y + r * Ow * inner;                                                          \
-        if (inner == 1) {                                                                      \
+        if (inner == 1)                                                                        \
             GATHER_ROW(tmp, yrow, tw, Ww, ev, nu, per2, u0, u1);                               \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t o = 0; o < Ow; o++)                                                       \
-            PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                    \
+        else                                                                                   \
+            for (int64_t o = 0; o < Ow; o++)                                                   \
+                PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
     }                                                                                          \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
@@ -420,9 +449,36 @@ static int all_unit_gathers(const drs_tables *T)
     return 1;
 }
 
+/* One output row of the composed gather (fw: the last axis's map, NULL for
+ * none). */
+DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_t *fw, int64_t Wo,
+                                       size_t es)
+{
+    if (!fw) {
+        memcpy(dst, xrow, (size_t)Wo * es);
+    } else if (es == 4) {
+        const uint32_t *xr = (const uint32_t *)(const void *)xrow;
+        uint32_t *yr = (uint32_t *)(void *)dst;
+        for (int64_t o = 0; o < Wo; o++)
+            yr[o] = xr[fw[o]];
+    } else if (es == 8) {
+        const uint64_t *xr = (const uint64_t *)(const void *)xrow;
+        uint64_t *yr = (uint64_t *)(void *)dst;
+        for (int64_t o = 0; o < Wo; o++)
+            yr[o] = xr[fw[o]];
+    } else {
+        for (int64_t o = 0; o < Wo; o++)
+            dst[o] = xrow[fw[o]];
+    }
+}
+
 /* The composed gather: parallel over output rows (all axes but the last);
- * each output element is written once, so the bits never depend on threads. */
-static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor *x, drs_tensor *y)
+ * each output element is written once, so the bits never depend on threads.
+ * rowbufs (one output row per thread, or NULL): the rows are formed there
+ * and streamed out (a row repeating its predecessor's source, as in nearest
+ * upsampling, is streamed again without being formed again). */
+static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor *x, drs_tensor *y,
+                        char *rowbufs)
 {
     const int R = p->rank;
     const int64_t *first[DRS_MAX_RANK] = {NULL};
@@ -440,32 +496,35 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     const int64_t *fw = first[R - 1];
     const char *xs = (const char *)x->data;
     char *ys = (char *)y->data;
-    _Pragma("omp parallel for schedule(static) if (rows * Wo > PAR_MIN_WORK)")
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t rem = r, src = 0;
-        for (int d = R - 2; d >= 0; d--) {
-            const int64_t od = rem % p->out_shape[d];
-            rem /= p->out_shape[d];
-            src += (first[d] ? first[d][od] : od) * xstride[d];
+    _Pragma("omp parallel if (rows * Wo > PAR_MIN_WORK)")
+    {
+        char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * (size_t)Wo * es : NULL;
+        int64_t formed = -1; /* the source row formed in buf */
+        _Pragma("omp for schedule(static) nowait")
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t rem = r, src = 0;
+            for (int d = R - 2; d >= 0; d--) {
+                const int64_t od = rem % p->out_shape[d];
+                rem /= p->out_shape[d];
+                src += (first[d] ? first[d][od] : od) * xstride[d];
+            }
+            char *dst = ys + (size_t)(r * Wo) * es;
+            const char *xrow = xs + (size_t)src * es;
+            if (!buf) {
+                unit_gather_row(dst, xrow, fw, Wo, es);
+                continue;
+            }
+            if (!fw) {
+                drs__stream_copy(dst, xrow, (size_t)Wo * es);
+                continue;
+            }
+            if (formed != src)
+                unit_gather_row(buf, xrow, fw, Wo, es);
+            formed = src;
+            drs__stream_copy(dst, buf, (size_t)Wo * es);
         }
-        char *dst = ys + (size_t)(r * Wo) * es;
-        const char *xrow = xs + (size_t)src * es;
-        if (!fw) {
-            memcpy(dst, xrow, (size_t)Wo * es);
-        } else if (es == 4) {
-            const uint32_t *xr = (const uint32_t *)(const void *)xrow;
-            uint32_t *yr = (uint32_t *)(void *)dst;
-            for (int64_t o = 0; o < Wo; o++)
-                yr[o] = xr[fw[o]];
-        } else if (es == 8) {
-            const uint64_t *xr = (const uint64_t *)(const void *)xrow;
-            uint64_t *yr = (uint64_t *)(void *)dst;
-            for (int64_t o = 0; o < Wo; o++)
-                yr[o] = xr[fw[o]];
-        } else {
-            for (int64_t o = 0; o < Wo; o++)
-                dst[o] = xrow[fw[o]];
-        }
+        if (rowbufs)
+            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
     }
 }
 
@@ -488,8 +547,22 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return st;
     const int nact = T.nact;
     const int *active = T.active;
-    if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather, no scratch */
-        unit_gather(p, &T, x, y);
+    /* nearest outputs far larger than the caches are streamed out
+     * (drs__stream_copy; measured: W2 15.8 -> 12.2 ms at 1 thread, 12.7 ->
+     * 10.3 at 2; the fused linear passes gained nothing from it) */
+    const int stream = (int64_t)ny >= DRS_STREAM_MIN_BYTES / (int64_t)drs_dtype_size(p->dtype);
+    if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
+        const int64_t Wo = p->out_shape[p->rank - 1];
+        char *rb = NULL;
+        if (stream && Wo <= ((int64_t)1 << 16)) {
+            rb = drs__malloc((size_t)omp_get_max_threads() * (size_t)Wo * drs_dtype_size(p->dtype));
+            if (!rb) {
+                drs_tables_free(p, &T);
+                return drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
+            }
+        }
+        unit_gather(p, &T, x, y, rb);
+        free(rb);
         drs_tables_free(p, &T);
         return DRS_OK;
     }
