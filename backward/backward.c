@@ -202,11 +202,33 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             TENTRY_GENERAL(A, j);                                                              \
     }
 /* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
- * the rows from output obase on) */
+ * the rows from output obase on); with 2 or 4 entries, one sweep over d */
+#define TSWEEP(A, d, NE)                                                                       \
+    do {                                                                                       \
+        for (int64_t i = 0; i < inner; i++) {                                                  \
+            A acc_ = 0;                                                                        \
+            for (int k_ = 0; k_ < (NE); k_++)                                                  \
+                acc_ += w_[k_] * (A)s_[k_][i];                                                 \
+            (d)[i] = accumulate ? (d)[i] + acc_ : acc_;                                        \
+        }                                                                                      \
+    } while (0)
 #define TENTRY_INNER(A, TS, j, d, src, obase)                                                  \
     do {                                                                                       \
         const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
-        if (!accumulate) {                                                                     \
+        if (e1_ - e0_ == 2 || e1_ - e0_ == 4) { /* every entry in one sweep, same order */    \
+            const int four_ = e1_ - e0_ == 4;                                                  \
+            const TS *s_[4];                                                                   \
+            A w_[4];                                                                           \
+            for (int k_ = 0; k_ < 4; k_++) {                                                   \
+                const int64_t e_ = e0_ + (k_ < (four_ ? 4 : 2) ? k_ : 0);                      \
+                w_[k_] = W[e_];                                                                \
+                s_[k_] = (src) + (tt->o[e_] - (obase)) * inner;                                \
+            }                                                                                  \
+            if (four_)                                                                         \
+                TSWEEP(A, d, 4);                                                               \
+            else                                                                               \
+                TSWEEP(A, d, 2);                                                               \
+        } else if (!accumulate) {                                                              \
             for (int64_t i = 0; i < inner; i++)                                                \
                 (d)[i] = 0;                                                                    \
             for (int64_t e = e0_; e < e1_; e++) {                                              \

@@ -185,6 +185,24 @@ void drs__stream_fence(void);
             for (int32_t k_ = 1; k_ < (n); k_++)                                               \
                 acc_ += (w)[k_] * (A)(xr)[k_];                                                 \
             (yd)[0] = acc_;                                                                    \
+        } else if ((n) == 2) { /* two taps in one sweep (the same two operations) */          \
+            const A w0_ = (w)[0], w1_ = (w)[1];                                                \
+            const TI *r1_ = (xr) + (inner);                                                    \
+            for (int64_t i_ = 0; i_ < (inner); i_++) {                                         \
+                A a_ = w0_ * (A)(xr)[i_];                                                      \
+                a_ += w1_ * (A)r1_[i_];                                                        \
+                (yd)[i_] = a_;                                                                 \
+            }                                                                                  \
+        } else if ((n) == 4) {                                                                 \
+            const A w0_ = (w)[0], w1_ = (w)[1], w2_ = (w)[2], w3_ = (w)[3];                    \
+            const TI *r1_ = (xr) + (inner), *r2_ = r1_ + (inner), *r3_ = r2_ + (inner);        \
+            for (int64_t i_ = 0; i_ < (inner); i_++) {                                         \
+                A a_ = w0_ * (A)(xr)[i_];                                                      \
+                a_ += w1_ * (A)r1_[i_];                                                        \
+                a_ += w2_ * (A)r2_[i_];                                                        \
+                a_ += w3_ * (A)r3_[i_];                                                        \
+                (yd)[i_] = a_;                                                                 \
+            }                                                                                  \
         } else {                                                                               \
             const A w0_ = (w)[0];                                                              \
             for (int64_t i_ = 0; i_ < (inner); i_++)                                           \
