@@ -202,7 +202,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             TENTRY_GENERAL(A, j);                                                              \
     }
 /* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
- * the rows from output obase on); with 2 or 4 entries, one sweep over d */
+ * the rows from output obase on); with 1 to 4 entries, one sweep over d */
 #define TSWEEP(A, d, NE)                                                                       \
     do {                                                                                       \
         for (int64_t i = 0; i < inner; i++) {                                                  \
@@ -215,19 +215,21 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
 #define TENTRY_INNER(A, TS, j, d, src, obase)                                                  \
     do {                                                                                       \
         const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
-        if (e1_ - e0_ == 2 || e1_ - e0_ == 4) { /* every entry in one sweep, same order */    \
-            const int four_ = e1_ - e0_ == 4;                                                  \
+        const int64_t ne_ = e1_ - e0_;                                                         \
+        if (ne_ >= 1 && ne_ <= 4) { /* every entry in one sweep, same order */                 \
             const TS *s_[4];                                                                   \
             A w_[4];                                                                           \
             for (int k_ = 0; k_ < 4; k_++) {                                                   \
-                const int64_t e_ = e0_ + (k_ < (four_ ? 4 : 2) ? k_ : 0);                      \
+                const int64_t e_ = e0_ + (k_ < ne_ ? k_ : 0);                                  \
                 w_[k_] = W[e_];                                                                \
                 s_[k_] = (src) + (tt->o[e_] - (obase)) * inner;                                \
             }                                                                                  \
-            if (four_)                                                                         \
-                TSWEEP(A, d, 4);                                                               \
-            else                                                                               \
-                TSWEEP(A, d, 2);                                                               \
+            switch (ne_) {                                                                     \
+            case 1: TSWEEP(A, d, 1); break;                                                    \
+            case 2: TSWEEP(A, d, 2); break;                                                    \
+            case 3: TSWEEP(A, d, 3); break;                                                    \
+            default: TSWEEP(A, d, 4); break;                                                   \
+            }                                                                                  \
         } else if (!accumulate) {                                                              \
             for (int64_t i = 0; i < inner; i++)                                                \
                 (d)[i] = 0;                                                                    \
