@@ -175,19 +175,20 @@ void drs__stream_fence(void);
 #define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
-/* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*inner + i] for
+/* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for
  * n > 0 taps, in this exact order (every pass variant uses it, so fused and
- * unfused runs give the same bits). */
-#define OUTPUT_ROW(TI, A, yd, xr, w, n, inner)                                                 \
+ * unfused runs give the same bits).  OUTPUT_ROW: input rows of the output's
+ * length (xs = inner); OUTPUT_ROWS with xs > inner computes a slice of them. */
+#define OUTPUT_ROWS(TI, A, yd, xr, w, n, inner, xs)                                            \
     do {                                                                                       \
-        if ((inner) == 1) {                                                                    \
+        if ((inner) == 1 && (xs) == 1) {                                                       \
             A acc_ = (w)[0] * (A)(xr)[0];                                                      \
             for (int32_t k_ = 1; k_ < (n); k_++)                                               \
                 acc_ += (w)[k_] * (A)(xr)[k_];                                                 \
             (yd)[0] = acc_;                                                                    \
         } else if ((n) == 2) { /* two taps in one sweep (the same two operations) */          \
             const A w0_ = (w)[0], w1_ = (w)[1];                                                \
-            const TI *r1_ = (xr) + (inner);                                                    \
+            const TI *r1_ = (xr) + (xs);                                                       \
             for (int64_t i_ = 0; i_ < (inner); i_++) {                                         \
                 A a_ = w0_ * (A)(xr)[i_];                                                      \
                 a_ += w1_ * (A)r1_[i_];                                                        \
@@ -195,7 +196,7 @@ void drs__stream_fence(void);
             }                                                                                  \
         } else if ((n) == 4) {                                                                 \
             const A w0_ = (w)[0], w1_ = (w)[1], w2_ = (w)[2], w3_ = (w)[3];                    \
-            const TI *r1_ = (xr) + (inner), *r2_ = r1_ + (inner), *r3_ = r2_ + (inner);        \
+            const TI *r1_ = (xr) + (xs), *r2_ = r1_ + (xs), *r3_ = r2_ + (xs);                 \
             for (int64_t i_ = 0; i_ < (inner); i_++) {                                         \
                 A a_ = w0_ * (A)(xr)[i_];                                                      \
                 a_ += w1_ * (A)r1_[i_];                                                        \
@@ -209,12 +210,13 @@ void drs__stream_fence(void);
                 (yd)[i_] = w0_ * (A)(xr)[i_];                                                  \
             for (int32_t k_ = 1; k_ < (n); k_++) {                                             \
                 const A wk_ = (w)[k_];                                                         \
-                const TI *xk_ = (xr) + (int64_t)k_ * (inner);                                  \
+                const TI *xk_ = (xr) + (int64_t)k_ * (xs);                                     \
                 for (int64_t i_ = 0; i_ < (inner); i_++)                                       \
                     (yd)[i_] += wk_ * (A)xk_[i_];                                              \
             }                                                                                  \
         }                                                                                      \
     } while (0)
+#define OUTPUT_ROW(TI, A, yd, xr, w, n, inner) OUTPUT_ROWS(TI, A, yd, xr, w, n, inner, inner)
 
 /* Output o of the pass of table t with weights W into yd[0..inner): no tap
  * gives the extrapolation value ev where t says so, else 0; otherwise

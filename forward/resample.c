@@ -415,6 +415,51 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             for (int64_t o = 0; o < Ow; o++)                                                   \
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
     }                                                                                          \
+    /* the same row when it is long (channels-last): by chunks of outputs of     \
+     * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
+     * the slice stays in L1 (columns on a chunk's edge are formed twice, the    \
+     * same bits each time); needs tw monotone (checked by the caller) */         \
+    DRS_CLONES static void NAME##_row_chunked(const A *x, A *y, int64_t r, int64_t Lh,          \
+                                              const drs_table *th, const A *Wh, int64_t Lw,    \
+                                              int64_t inner, const drs_table *tw,              \
+                                              const A *Ww, A ev, A *tmp, int64_t chunk)        \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
+        const A vh = (th->extrap && th->extrap[oh]) ? ev : (A)0;                               \
+        const A *xr = x + (b * Lh + (nh > 0 ? th->first[oh] : 0)) * rowlen;                    \
+        A *yrow = y + r * Ow * inner;                                                          \
+        for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                           \
+            const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                              \
+            int64_t c0 = Lw, c1 = 0;                                                           \
+            for (int64_t o = o0; o < o1; o++)                                                  \
+                if (tw->ntap[o] > 0) {                                                         \
+                    c0 = tw->first[o] < c0 ? tw->first[o] : c0;                                \
+                    c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1;    \
+                }                                                                              \
+            if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
+                const int64_t len = (c1 - c0) * inner;                                         \
+                if (nh == 0)                                                                   \
+                    for (int64_t i = 0; i < len; i++)                                          \
+                        tmp[i] = vh;                                                           \
+                else                                                                           \
+                    OUTPUT_ROWS(A, A, tmp, xr + c0 * inner, Wh + oh * th->stride, nh, len,     \
+                                rowlen);                                                       \
+            }                                                                                  \
+            for (int64_t o = o0; o < o1; o++) {                                                \
+                const int32_t n = tw->ntap[o];                                                 \
+                A *yd = yrow + o * inner;                                                      \
+                if (n == 0) {                                                                  \
+                    const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                     \
+                    for (int64_t i = 0; i < inner; i++)                                        \
+                        yd[i] = v;                                                             \
+                } else {                                                                       \
+                    OUTPUT_ROW(A, A, yd, tmp + (tw->first[o] - c0) * inner,                    \
+                               Ww + o * tw->stride, n, inner);                                 \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
                      A ev, A *bufs)                                                            \
@@ -424,10 +469,26 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         int per2;                                                                              \
         const int nu = uniform_taps(tw, &u0, &u1, &per2);                                      \
         per2 = per2 && PER2_WEIGHTS(tw, Ww, u0, u1, nu);                                       \
+        /* long rows: chunks of pass-w outputs reading about 8 KiB of columns */             \
+        int64_t chunk = 0;                                                                     \
+        if (inner > 1 && rowlen * (int64_t)sizeof(A) > ((int64_t)16 << 10) && Lw > 0) {       \
+            const int64_t cols = 8192 / (inner * (int64_t)sizeof(A));                          \
+            chunk = (cols > 2 ? cols : 2) * Ow / Lw;                                           \
+            chunk = chunk < 1 ? 1 : chunk;                                                     \
+            for (int64_t o = 1; o < Ow && chunk; o++) /* monotone taps only */                 \
+                if (tw->ntap[o] > 0 && tw->ntap[o - 1] > 0 &&                                  \
+                    (tw->first[o] < tw->first[o - 1] ||                                        \
+                     tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
+                    chunk = 0;                                                                 \
+        }                                                                                      \
         _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)") \
-        for (int64_t r = 0; r < outer * Oh; r++)                                               \
-            NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev,                             \
-                       bufs + (int64_t)omp_get_thread_num() * rowlen, nu, per2, u0, u1);       \
+        for (int64_t r = 0; r < outer * Oh; r++) {                                             \
+            A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
+            if (chunk)                                                                         \
+                NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, chunk);    \
+            else                                                                               \
+                NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, nu, per2, u0, u1); \
+        }                                                                                      \
     }
 DEFINE_FUSED2(fused2_f32, float, row_f32)
 DEFINE_FUSED2(fused2_f64, double, row_f64)
