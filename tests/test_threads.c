@@ -110,56 +110,98 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
 }
 
 /* NHWC (axes {1,2}) must give the bits of NCHW on the transposed tensor. */
-static void check_nhwc(void)
+/* NHWC (axes {1,2}) and NCHW (axes {2,3}) give the same bits, forward and
+ * data gradient.  C = 200 makes a channels-last row longer than 16 KiB, so
+ * the forward runs its chunked row path (and NCHW the plain one). */
+static void check_nhwc(int64_t C)
 {
-    const int64_t N = 2, C = 5, H = 19, W = 23, Ho = 31, Wo = 11;
-    float *x = malloc(sizeof(float) * (size_t)(N * C * H * W));
-    float *xt = malloc(sizeof(float) * (size_t)(N * C * H * W));
-    float *y = malloc(sizeof(float) * (size_t)(N * C * Ho * Wo));
-    float *yt = malloc(sizeof(float) * (size_t)(N * C * Ho * Wo));
+    const int64_t N = 2, H = 19, W = 23, Ho = 31, Wo = 11;
+    const size_t nx = (size_t)(N * C * H * W), ny = (size_t)(N * C * Ho * Wo);
+    float *x = malloc(sizeof(float) * nx), *xt = malloc(sizeof(float) * nx);
+    float *y = malloc(sizeof(float) * ny), *yt = malloc(sizeof(float) * ny);
+    float *gx = malloc(sizeof(float) * nx), *gxt = malloc(sizeof(float) * nx);
+    float *gy = malloc(sizeof(float) * ny), *gyt = malloc(sizeof(float) * ny);
     unsigned seed = 7;
-    for (int64_t i = 0; i < N * C * H * W; i++)
+    for (size_t i = 0; i < nx; i++)
         x[i] = (float)(lcg(&seed) % 1000) / 999.0f;
-    for (int64_t n = 0; n < N; n++) /* xt = NHWC copy of x */
-        for (int64_t c = 0; c < C; c++)
+    for (size_t i = 0; i < ny; i++)
+        gy[i] = (float)(lcg(&seed) % 1000) / 999.0f - 0.5f;
+    for (int64_t n = 0; n < N; n++) /* xt, gyt = NHWC copies */
+        for (int64_t c = 0; c < C; c++) {
             for (int64_t h = 0; h < H; h++)
                 for (int64_t w = 0; w < W; w++)
                     xt[((n * H + h) * W + w) * C + c] = x[((n * C + c) * H + h) * W + w];
+            for (int64_t h = 0; h < Ho; h++)
+                for (int64_t w = 0; w < Wo; w++)
+                    gyt[((n * Ho + h) * Wo + w) * C + c] = gy[((n * C + c) * Ho + h) * Wo + w];
+        }
     drs_resize_attrs a = drs_resize_attrs_default(19);
-    a.mode = DRS_MODE_CUBIC;
     a.n_axes = 2;
-    drs_interp_mode modes[2] = {DRS_MODE_CUBIC, DRS_MODE_LINEAR};
-    for (int m = 0; m < 2; m++) {
+    const drs_interp_mode modes[3] = {DRS_MODE_CUBIC, DRS_MODE_LINEAR, DRS_MODE_LINEAR};
+    for (int m = 0; m < 3; m++) {
         a.mode = modes[m];
-        a.antialias = m; /* linear with antialias (Wo < W) */
-        const int64_t sizes[2] = {Ho, Wo};
+        a.antialias = m == 1; /* linear with antialias (Wo < W) */
+        const int64_t sizes[2] = {m == 2 ? 2 * H : Ho, m == 2 ? 2 * W : Wo}; /* 2: 2x up */
+        const int64_t ho = sizes[0], wo = sizes[1];
         drs_resize_inputs in = {NULL, 0, NULL, 0, sizes, 2};
+        float *yy = m == 2 ? malloc(sizeof(float) * (size_t)(N * C * ho * wo)) : y;
+        float *yyt = m == 2 ? malloc(sizeof(float) * (size_t)(N * C * ho * wo)) : yt;
+        float *gg = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gy;
+        float *ggt = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gyt;
+        for (int64_t n = 0; m == 2 && n < N; n++)
+            for (int64_t c = 0; c < C; c++)
+                for (int64_t h = 0; h < ho; h++)
+                    for (int64_t w = 0; w < wo; w++) {
+                        const float v = (float)(lcg(&seed) % 1000) / 999.0f - 0.5f;
+                        gg[((n * C + c) * ho + h) * wo + w] = v;
+                        ggt[((n * ho + h) * wo + w) * C + c] = v;
+                    }
         a.axes[0] = 2;
         a.axes[1] = 3;
-        drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, Y = {DRS_F32, 4, {N, C, Ho, Wo}, y};
-        a.axes[0] = 2;
+        drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, Y = {DRS_F32, 4, {N, C, ho, wo}, yy};
+        drs_tensor GX = {DRS_F32, 4, {N, C, H, W}, gx}, GY = {DRS_F32, 4, {N, C, ho, wo}, gg};
         drs_status s1 = drs_resize_forward(&Y, &X, &in, &a);
+        s1 = s1 ? s1 : drs_resize_backward(&GX, NULL, NULL, &GY, &X, &in, &a, DRS_GRAD_OVERWRITE);
         a.axes[0] = 1;
         a.axes[1] = 2;
-        drs_tensor XT = {DRS_F32, 4, {N, H, W, C}, xt}, YT = {DRS_F32, 4, {N, Ho, Wo, C}, yt};
+        drs_tensor XT = {DRS_F32, 4, {N, H, W, C}, xt}, YT = {DRS_F32, 4, {N, ho, wo, C}, yyt};
+        drs_tensor GXT = {DRS_F32, 4, {N, H, W, C}, gxt}, GYT = {DRS_F32, 4, {N, ho, wo, C}, ggt};
         drs_status s2 = drs_resize_forward(&YT, &XT, &in, &a);
+        s2 = s2 ? s2 : drs_resize_backward(&GXT, NULL, NULL, &GYT, &XT, &in, &a,
+                                           DRS_GRAD_OVERWRITE);
         g_cases++;
         int diff = s1 || s2;
         for (int64_t n = 0; n < N && !diff; n++)
-            for (int64_t c = 0; c < C; c++)
-                for (int64_t h = 0; h < Ho; h++)
-                    for (int64_t w = 0; w < Wo; w++)
-                        diff |= memcmp(&yt[((n * Ho + h) * Wo + w) * C + c],
-                                       &y[((n * C + c) * Ho + h) * Wo + w], sizeof(float)) != 0;
+            for (int64_t c = 0; c < C; c++) {
+                for (int64_t h = 0; h < ho; h++)
+                    for (int64_t w = 0; w < wo; w++)
+                        diff |= memcmp(&yyt[((n * ho + h) * wo + w) * C + c],
+                                       &yy[((n * C + c) * ho + h) * wo + w], sizeof(float)) != 0;
+                for (int64_t h = 0; h < H; h++)
+                    for (int64_t w = 0; w < W; w++)
+                        diff |= memcmp(&gxt[((n * H + h) * W + w) * C + c],
+                                       &gx[((n * C + c) * H + h) * W + w], sizeof(float)) != 0;
+            }
         if (diff) {
-            printf("FAIL NHWC vs NCHW (%s): %s\n", m ? "linear AA" : "cubic", drs_last_error());
+            printf("FAIL NHWC vs NCHW, C = %lld (%s): %s\n", (long long)C,
+                   m == 0 ? "cubic" : m == 1 ? "linear AA" : "linear 2x", drs_last_error());
             g_fail++;
+        }
+        if (m == 2) {
+            free(yy);
+            free(yyt);
+            free(gg);
+            free(ggt);
         }
     }
     free(x);
     free(xt);
     free(y);
     free(yt);
+    free(gx);
+    free(gxt);
+    free(gy);
+    free(gyt);
 }
 
 int main(void)
@@ -207,7 +249,8 @@ int main(void)
             snprintf(name, sizeof name, "TorchInterpolate mode %d aa=%d", (int)a.mode, aa);
             check(name, run_torch, &a, DRS_F32, shape_torch);
         }
-    check_nhwc();
+    check_nhwc(5);
+    check_nhwc(200);
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
 }
