@@ -4,17 +4,19 @@
  * Forward (grid_sample.c):  y[n,c,q] = sum_k w_k(g[n,q]) x[n,c,off_k]
  *  - grid_delta[n,q,k] = m_k * sum_c dy[n,c,q] * sum_taps (dw/du_k) x[n,c,off]
  *    (m_k = du/dg * kappa: 0 for nearest and non-finite g, kappa from the
- *    border clip and the reflection sign).  Owner computes: one iteration per
- *    point, parallel over (n, q).
- *  - data_delta[n,c,j] = sum over (q, tap) with off = j of w * dy[n,c,q]: the
- *    scatter of the forward, done as a gather through the transposed tap list
- *    (a stable counting sort by pixel, so the entries of a pixel stay in
- *    ascending point order).  Parallel over pixels even for N = C = 1, no
- *    atomics; points are processed in blocks whose size depends on the shapes
- *    only, so the summation order (and the bits) never depend on the thread
- *    count. */
+ *    border clip and the reflection sign).  Owner computes: parallel over
+ *    blocks of points, each point summing its channels in ascending order.
+ *  - data_delta[n,c,j] = sum over (q, tap) with off = j of w * dy[n,c,q], in
+ *    ascending (q, tap) order: either scattered point by point into a double
+ *    plane per channel (parallel over channels), or gathered through the
+ *    transposed tap list (a stable counting sort by pixel; parallel over
+ *    pixels even for N = C = 1).  Both add the same terms in the same order
+ *    to a per-pixel double sum, so they give the same bits; no atomics, and
+ *    the blocks of points depend on the shapes only, so the bits never depend
+ *    on the thread count (which only picks the scheme). */
 #include "grid_sample.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,105 +24,120 @@
 #define GS_BLOCK_ENTRIES ((int64_t)1 << 20) /* entries of one transposed block */
 
 /* ------------------------------------------------------------ grid_delta */
-/* Points in blocks of GS_GG_BLOCK: a point whose taps are the 2-D bilinear
- * interior (4 taps, no depth term) is done channel-outer over the block with
- * its taps and weight derivatives in local arrays; any other point is done on
- * its own.  Either way a point's sum runs over the channels in ascending
- * order, so the bits do not depend on the blocking or the threads. */
-#define GS_GG_BLOCK 256
+/* Points in blocks of GS_GG_ENTRIES taps: the taps and weight derivatives of
+ * a block are computed once, then the block is done GS_GG_CH channels at a
+ * time (plane-local reads), each point summing its channels in ascending
+ * order into G, so the bits do not depend on the blocking or the threads.
+ * Only the axes of the spatial rank are summed (the dummy axes have m = 0
+ * and are not written); a point whose m are all 0 (non-finite g) gets
+ * m * 0 = 0 without reading anything, nearest (m = 0 everywhere) computes no
+ * tap.  A 2-D point with all its taps takes a loop of a constant tap count,
+ * the two grid components as the lanes of one vector. */
+#define GS_GG_ENTRIES 1024
+#define GS_GG_CH 4 /* channels per pass over a block (a point's taps loaded once) */
+#define GS_GG_MAX_POINTS (GS_GG_ENTRIES / 2) /* nearest (1 tap) skips the block loop */
+
+/* {a1, a2} += {dw/dy, dw/dx} * pixel for the K taps of a 2-D point (the two
+ * sums as the lanes of one vector: the same bits as two scalar sums) */
+#define GS_GG_DOT2(K, a, hv, xc, o)                                                            \
+    for (int k_ = 0; k_ < (K); k_++) {                                                         \
+        const double x_ = (double)(xc)[(o)[k_]];                                               \
+        (a) += (hv)[k_] * (drs_gs_v2d){x_, x_};                                                \
+    }
+
+/* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
+ * weights, counts) are also left in keep's arrays for the data gradient. */
 #define GS_GRID_GRAD(T, GT, NAME)                                                              \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
-                     GT *dg, int accumulate)                                                   \
+                     GT *dg, int accumulate, int64_t n0, int64_t n1, const drs_gs_block *keep)  \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
-        const int S = p->S;                                                                    \
-        const int64_t nb = (P + GS_GG_BLOCK - 1) / GS_GG_BLOCK, NB = p->N * nb;                \
-        _Pragma("omp parallel for schedule(static) if (p->N * P * C > PAR_MIN_WORK)")          \
+        const int S = p->S, mt = p->max_taps, d0 = 3 - S;                                      \
+        if (p->mode == DRS_GRID_NEAREST) { /* m = 0 everywhere: the gradient is 0 */           \
+            for (int64_t i = n0 * P * S; i < n1 * P * S; i++)                                  \
+                dg[i] = accumulate ? (GT)((double)dg[i] + 0.0) : (GT)0.0;                      \
+            return;                                                                            \
+        }                                                                                      \
+        const int64_t bp = GS_GG_ENTRIES / mt;                                                 \
+        const int64_t nb = (P + bp - 1) / bp, NB = (n1 - n0) * nb;                             \
+        _Pragma("omp parallel for schedule(static) if ((n1 - n0) * P * C > PAR_MIN_WORK)")     \
         for (int64_t blk = 0; blk < NB; blk++) {                                               \
-            const int64_t n = blk / nb, q0 = (blk % nb) * GS_GG_BLOCK;                         \
-            const int64_t q1 = q0 + GS_GG_BLOCK < P ? q0 + GS_GG_BLOCK : P;                    \
-            int64_t off[GS_GG_BLOCK * 4];                                                      \
-            double hh[GS_GG_BLOCK * 4], vv[GS_GG_BLOCK * 4], m1[GS_GG_BLOCK], m2[GS_GG_BLOCK]; \
-            double G1[GS_GG_BLOCK], G2[GS_GG_BLOCK];                                           \
-            unsigned char fast[GS_GG_BLOCK];                                                   \
-            int nfast = 0;                                                                     \
-            for (int64_t q = q0; q < q1; q++) {                                                \
-                const int64_t pt = n * P + q, b = q - q0;                                      \
-                double g[3], G[3] = {0.0, 0.0, 0.0};                                           \
-                drs_gs_taps t;                                                                 \
-                drs_gs_read_point(p, grid, pt, g);                                             \
-                drs_gs_point_taps(p, g, 1, &t);                                                \
-                fast[b] = S == 2 && t.n == 4 && (t.m[1] != 0.0 || t.m[2] != 0.0);              \
-                if (fast[b]) { /* 2-D: the dummy depth axis has m[0] = 0 */                    \
-                    for (int k = 0; k < 4; k++) {                                              \
-                        off[b * 4 + k] = t.off[k];                                             \
-                        hh[b * 4 + k] = t.dw[1][k];                                            \
-                        vv[b * 4 + k] = t.dw[2][k];                                            \
-                    }                                                                          \
-                    m1[b] = t.m[1];                                                            \
-                    m2[b] = t.m[2];                                                            \
-                    G1[b] = G2[b] = 0.0;                                                       \
-                    nfast++;                                                                   \
-                    continue;                                                                  \
-                }                                                                              \
-                if (t.m[0] != 0.0 || t.m[1] != 0.0 || t.m[2] != 0.0) {                         \
-                    for (int64_t c = 0; c < C; c++) {                                          \
-                        const T *xc = x + (n * C + c) * Q;                                     \
-                        const double d = (double)dy[(n * C + c) * P + q];                      \
-                        double a0 = 0.0, a1 = 0.0, a2 = 0.0;                                   \
-                        for (int k = 0; k < t.n; k++) {                                        \
-                            const double v = (double)xc[t.off[k]];                             \
-                            a0 += t.dw[0][k] * v;                                              \
-                            a1 += t.dw[1][k] * v;                                              \
-                            a2 += t.dw[2][k] * v;                                              \
+            const int64_t n = n0 + blk / nb, q0 = (blk % nb) * bp;                             \
+            const int64_t q1 = q0 + bp < P ? q0 + bp : P, np = q1 - q0;                        \
+            int64_t offb[GS_GG_ENTRIES];                                                       \
+            double wb[GS_GG_ENTRIES], dw[3][GS_GG_ENTRIES];                                    \
+            double m[3 * GS_GG_MAX_POINTS], G[3][GS_GG_MAX_POINTS];                            \
+            drs_gs_v2d hv[GS_GG_ENTRIES], G2[GS_GG_MAX_POINTS];                                \
+            int32_t ntb[GS_GG_ENTRIES];                                                        \
+            unsigned char act[GS_GG_MAX_POINTS];                                               \
+            int64_t *off = keep ? keep->off + q0 * mt : offb;                                  \
+            int32_t *nt = keep ? keep->nt + q0 : ntb;                                          \
+            const drs_gs_block bt = {off, keep ? keep->w + q0 * mt : wb, nt,                   \
+                                     {dw[0], dw[1], dw[2]}, m};                                \
+            drs_gs_block_taps(p, grid, n * P + q0, np, &bt);                                   \
+            for (int64_t b = 0; b < np; b++) {                                                 \
+                act[b] = m[3 * b] != 0.0 || m[3 * b + 1] != 0.0 || m[3 * b + 2] != 0.0;        \
+                G[0][b] = G[1][b] = G[2][b] = 0.0;                                             \
+                G2[b] = (drs_gs_v2d){0.0, 0.0};                                                \
+                for (int k = 0; k < nt[b] && S == 2; k++)                                      \
+                    hv[b * mt + k] = (drs_gs_v2d){dw[1][b * mt + k], dw[2][b * mt + k]};       \
+            }                                                                                  \
+            for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
+                const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
+                const T *xc0 = x + (n * C + c0) * Q;                                           \
+                const T *dyc0 = dy + (n * C + c0) * P + q0;                                    \
+                for (int64_t b = 0; b < np; b++) {                                             \
+                    if (!act[b])                                                               \
+                        continue;                                                              \
+                    const int64_t *o = off + b * mt;                                           \
+                    if (S == 2 && nt[b] == 4 && mt == 4) { /* G2 = {G[1], G[2]} */             \
+                        const drs_gs_v2d h[4] = {hv[b * 4], hv[b * 4 + 1], hv[b * 4 + 2],      \
+                                                 hv[b * 4 + 3]};                               \
+                        drs_gs_v2d g2 = G2[b];                                                 \
+                        for (int i = 0; i < cs; i++) {                                         \
+                            const T *xc = xc0 + i * Q;                                         \
+                            const double d = (double)dyc0[i * P + b];                          \
+                            drs_gs_v2d a = {0.0, 0.0};                                         \
+                            GS_GG_DOT2(4, a, h, xc, o)                                         \
+                            g2 += (drs_gs_v2d){d, d} * a;                                      \
                         }                                                                      \
-                        G[0] += d * a0;                                                        \
-                        G[1] += d * a1;                                                        \
-                        G[2] += d * a2;                                                        \
+                        G2[b] = g2;                                                            \
+                        continue;                                                              \
+                    }                                                                          \
+                    for (int i = 0; i < cs; i++) {                                             \
+                        const T *xc = xc0 + i * Q;                                             \
+                        const double d = (double)dyc0[i * P + b];                              \
+                        if (S == 2) {                                                          \
+                            const drs_gs_v2d *h = hv + b * mt;                                 \
+                            drs_gs_v2d a = {0.0, 0.0};                                         \
+                            if (nt[b] == 16 && mt == 16)                                       \
+                                GS_GG_DOT2(16, a, h, xc, o)                                    \
+                            else                                                               \
+                                GS_GG_DOT2(nt[b], a, h, xc, o)                                 \
+                            G2[b] += (drs_gs_v2d){d, d} * a;                                   \
+                            continue;                                                          \
+                        }                                                                      \
+                        double a[3] = {0.0, 0.0, 0.0};                                         \
+                        for (int k = 0; k < nt[b]; k++) {                                      \
+                            const double v = (double)xc[o[k]];                                 \
+                            for (int ax = d0; ax < 3; ax++)                                    \
+                                a[ax] += dw[ax][b * mt + k] * v;                               \
+                        }                                                                      \
+                        for (int ax = d0; ax < 3; ax++)                                        \
+                            G[ax][b] += d * a[ax];                                             \
                     }                                                                          \
                 }                                                                              \
-                GT *out = dg + pt * S;                                                         \
+            }                                                                                  \
+            for (int64_t b = 0; b < np; b++) {                                                 \
+                GT *out = dg + (n * P + q0 + b) * S;                                           \
+                if (S == 2) {                                                                  \
+                    G[1][b] = G2[b][0];                                                        \
+                    G[2][b] = G2[b][1];                                                        \
+                }                                                                              \
                 for (int k = 0; k < S; k++) { /* component k drives plan axis 2 - k */         \
-                    const double v = t.m[2 - k] * G[2 - k];                                    \
+                    const double v = m[3 * b + 2 - k] * G[2 - k][b];                           \
                     out[k] = accumulate ? (GT)((double)out[k] + v) : (GT)v;                    \
                 }                                                                              \
-            }                                                                                  \
-            if (nfast == 0)                                                                    \
-                continue;                                                                      \
-            for (int64_t c = 0; c < C; c++) {                                                  \
-                const T *xc = x + (n * C + c) * Q;                                             \
-                const T *dyc = dy + (n * C + c) * P;                                           \
-                for (int64_t q = q0; q < q1; q++) {                                            \
-                    const int64_t b = q - q0;                                                  \
-                    if (!fast[b])                                                              \
-                        continue;                                                              \
-                    const int64_t *o4 = off + b * 4;                                           \
-                    const double *h4 = hh + b * 4, *v4 = vv + b * 4;                           \
-                    const double d = (double)dyc[q];                                           \
-                    const double x0 = (double)xc[o4[0]], x1 = (double)xc[o4[1]];               \
-                    const double x2 = (double)xc[o4[2]], x3 = (double)xc[o4[3]];               \
-                    double a1 = 0.0, a2 = 0.0;                                                 \
-                    a1 += h4[0] * x0;                                                          \
-                    a2 += v4[0] * x0;                                                          \
-                    a1 += h4[1] * x1;                                                          \
-                    a2 += v4[1] * x1;                                                          \
-                    a1 += h4[2] * x2;                                                          \
-                    a2 += v4[2] * x2;                                                          \
-                    a1 += h4[3] * x3;                                                          \
-                    a2 += v4[3] * x3;                                                          \
-                    G1[b] += d * a1;                                                           \
-                    G2[b] += d * a2;                                                           \
-                }                                                                              \
-            }                                                                                  \
-            for (int64_t q = q0; q < q1; q++) {                                                \
-                const int64_t b = q - q0;                                                      \
-                if (!fast[b])                                                                  \
-                    continue;                                                                  \
-                GT *out = dg + (n * P + q) * S;                                                \
-                /* S == 2 here: component 0 (x) is axis 2, component 1 (y) axis 1 */          \
-                const double vx = m2[b] * G2[b], vy = m1[b] * G1[b];                           \
-                out[0] = accumulate ? (GT)((double)out[0] + vx) : (GT)vx;                      \
-                out[1] = accumulate ? (GT)((double)out[1] + vy) : (GT)vy;                      \
             }                                                                                  \
         }                                                                                      \
     }
@@ -129,14 +146,45 @@ GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64)
 GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32)
 GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64)
 
+static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs_tensor *dy,
+                         const drs_tensor *grid, drs_tensor *dg, int accumulate, int64_t n0,
+                         int64_t n1, const drs_gs_block *keep)
+{
+    const int gf = grid->dtype == DRS_F32;
+    if (data->dtype == DRS_F32) {
+        if (gf)
+            gs_grid_grad_f32_f32(p, data->data, dy->data, grid, dg->data, accumulate, n0, n1, keep);
+        else
+            gs_grid_grad_f32_f64(p, data->data, dy->data, grid, dg->data, accumulate, n0, n1, keep);
+    } else {
+        if (gf)
+            gs_grid_grad_f64_f32(p, data->data, dy->data, grid, dg->data, accumulate, n0, n1, keep);
+        else
+            gs_grid_grad_f64_f64(p, data->data, dy->data, grid, dg->data, accumulate, n0, n1, keep);
+    }
+}
+
 /* ------------------------------------------------------------ data_delta */
+/* data_delta[j] = data_delta[j] + (0.0 + the entries of pixel j in ascending
+ * (point, tap) order), one sum per pixel in double.  Two schemes give these
+ * same bits:
+ *  - scatter (one image's taps in one block, and enough channels for the
+ *    threads): parallel over channels, each thread adding the points in
+ *    ascending order into its own double plane, then one pass storing it;
+ *  - gather: points in blocks of GS_BLOCK_ENTRIES entries, a stable
+ *    counting sort of the block's entries by pixel (the transposed list),
+ *    then parallel over pixels, each summing its entries in order.
+ * Which one runs depends on the shapes and the thread count, the bits on
+ * neither. */
 typedef struct gs_scratch {
-    int64_t *tap_off; /* [Pb * T] */
-    double *tap_w;    /* [Pb * T] */
-    int32_t *ntap;    /* [Pb] */
-    int64_t *rowptr;  /* [Q + 1] */
-    int64_t *pt;      /* [Pb * T] point of each transposed entry */
-    double *w;        /* [Pb * T] */
+    int64_t *tap_off;  /* [Pb * T] */
+    double *tap_w;     /* [Pb * T] */
+    int32_t *ntap;     /* [Pb] */
+    int64_t *rowptr;   /* gather: [Q + 1] */
+    int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
+    double *w;         /* gather: [Pb * T] */
+    double *plane;     /* scatter: [threads * group * Q] */
+    unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
 
 static void scratch_free(gs_scratch *s)
@@ -147,24 +195,30 @@ static void scratch_free(gs_scratch *s)
     free(s->rowptr);
     free(s->pt);
     free(s->w);
+    free(s->plane);
+    free(s->hit);
 }
 
-/* Taps of the points [p0, p1) of image n, then the stable transpose. */
-static void gs_block_transpose(const drs_gs_plan *p, const drs_tensor *grid, int64_t n, int64_t p0,
-                               int64_t p1, gs_scratch *s)
+/* The taps of the points [p0, p1) of image n, parallel over runs of points. */
+static void gs_taps_parallel(const drs_gs_plan *p, const drs_tensor *grid, int64_t n, int64_t p0,
+                             int64_t p1, gs_scratch *s)
 {
     const int T = p->max_taps;
-    const int64_t nb = p1 - p0, Q = p->Q;
-    _Pragma("omp parallel for schedule(static) if (nb * T > PAR_MIN_WORK)")
-    for (int64_t b = 0; b < nb; b++) {
-        double g[3];
-        drs_gs_taps t;
-        drs_gs_read_point(p, grid, n * p->P + p0 + b, g);
-        drs_gs_point_taps(p, g, 0, &t);
-        s->ntap[b] = t.n;
-        memcpy(s->tap_off + b * T, t.off, (size_t)t.n * sizeof(int64_t));
-        memcpy(s->tap_w + b * T, t.w, (size_t)t.n * sizeof(double));
+    const int64_t run = 256, nr = (p1 - p0 + run - 1) / run;
+    _Pragma("omp parallel for schedule(static) if ((p1 - p0) * T > PAR_MIN_WORK)")
+    for (int64_t r = 0; r < nr; r++) {
+        const int64_t b0 = r * run, b1 = b0 + run < p1 - p0 ? b0 + run : p1 - p0;
+        const drs_gs_block bt = {s->tap_off + b0 * T, s->tap_w + b0 * T, s->ntap + b0,
+                                 {NULL, NULL, NULL}, NULL};
+        drs_gs_block_taps(p, grid, n * p->P + p0 + b0, b1 - b0, &bt);
     }
+}
+
+/* The stable transpose of the block's taps (gather scheme). */
+static void gs_block_transpose(const drs_gs_plan *p, int64_t p0, int64_t nb, gs_scratch *s)
+{
+    const int T = p->max_taps;
+    const int64_t Q = p->Q;
     memset(s->rowptr, 0, (size_t)(Q + 1) * sizeof(int64_t));
     for (int64_t b = 0; b < nb; b++)
         for (int k = 0; k < s->ntap[b]; k++)
@@ -213,22 +267,121 @@ static void gs_block_transpose(const drs_gs_plan *p, const drs_tensor *grid, int
 GS_DATA_GATHER(float, gs_gather_f32)
 GS_DATA_GATHER(double, gs_gather_f64)
 
-static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, gs_scratch *s)
+/* Channels a thread scatters together: their sums are independent chains of
+ * additions, which hides the latency of a pixel's add-store-load from one
+ * point to the next; with large planes, one (the rows a run of points
+ * touches in several planes would not stay in the cache). */
+#define GS_SCATTER_CH 4
+static int gs_scatter_group(const drs_gs_plan *p)
+{
+    return p->Q <= 65536 ? GS_SCATTER_CH : 1;
+}
+
+/* acc[i * Q + o[k]] += w[k] * d[i] for the K taps of one point and NC channels */
+#define GS_SCATTER_DOT(K, NC, acc, Q, w, o, d)                                                 \
+    for (int k_ = 0; k_ < (K); k_++)                                                           \
+        for (int i_ = 0; i_ < (NC); i_++)                                                      \
+            (acc)[i_ * (Q) + (o)[k_]] += (w)[k_] * (d)[i_]
+
+/* The points of image n in ascending order into the NC planes at acc. */
+#define GS_SCATTER_POINTS(T, NC, acc, dyc, s, P, Q, mt)                                        \
+    for (int64_t q = 0; q < (P); q++) {                                                        \
+        const int64_t *o = (s)->tap_off + q * (mt);                                            \
+        const double *w = (s)->tap_w + q * (mt);                                               \
+        const int nt = (s)->ntap[q];                                                           \
+        double d[GS_SCATTER_CH];                                                               \
+        for (int i = 0; i < (NC); i++)                                                         \
+            d[i] = (double)(dyc)[i * (P) + q];                                                 \
+        if (nt == 4 && (mt) == 4)                                                              \
+            GS_SCATTER_DOT(4, NC, acc, Q, w, o, d);                                            \
+        else if (nt == 16 && (mt) == 16)                                                       \
+            GS_SCATTER_DOT(16, NC, acc, Q, w, o, d);                                           \
+        else                                                                                   \
+            GS_SCATTER_DOT(nt, NC, acc, Q, w, o, d);                                           \
+    }
+
+/* Scatter scheme for image n (all its taps in s): parallel over groups of
+ * channels, each thread's planes (zero on entry and on exit) summing the points in
+ * ascending order; overwrite stores 0.0 + sum (the zeroed data_delta plus
+ * the sum), accumulate adds the sum to the pixels that have an entry. */
+#define GS_DATA_SCATTER(T, NAME)                                                               \
+    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s,  \
+                     int accumulate)                                                           \
+    {                                                                                          \
+        const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
+        const int cg = gs_scatter_group(p);                                                    \
+        const int64_t ng = (C + cg - 1) / cg;                                                  \
+        const int mt = p->max_taps;                                                            \
+        _Pragma("omp parallel for schedule(static) if (P * C > PAR_MIN_WORK)")                 \
+        for (int64_t g = 0; g < ng; g++) {                                                     \
+            const int64_t c0 = g * cg;                                                         \
+            const int nc = C - c0 < cg ? (int)(C - c0) : cg;                                   \
+            double *acc = s->plane + (int64_t)omp_get_thread_num() * cg * Q;                   \
+            const T *dyc = dy + (n * C + c0) * P;                                              \
+            if (nc == GS_SCATTER_CH)                                                           \
+                GS_SCATTER_POINTS(T, GS_SCATTER_CH, acc, dyc, s, P, Q, mt)                     \
+            else if (nc == 1)                                                                  \
+                GS_SCATTER_POINTS(T, 1, acc, dyc, s, P, Q, mt)                                 \
+            else                                                                               \
+                GS_SCATTER_POINTS(T, nc, acc, dyc, s, P, Q, mt)                                \
+            for (int i = 0; i < nc; i++) { /* store, and zero the plane for the next group */  \
+                T *dxc = dx + (n * C + c0 + i) * Q;                                            \
+                double *a = acc + i * Q;                                                       \
+                if (!accumulate)                                                               \
+                    for (int64_t j = 0; j < Q; j++) {                                          \
+                        dxc[j] = (T)(0.0 + a[j]);                                              \
+                        a[j] = 0.0;                                                            \
+                    }                                                                          \
+                else                                                                           \
+                    for (int64_t j = 0; j < Q; j++) {                                          \
+                        if (s->hit[j])                                                         \
+                            dxc[j] = (T)((double)dxc[j] + a[j]);                               \
+                        a[j] = 0.0;                                                            \
+                    }                                                                          \
+            }                                                                                  \
+        }                                                                                      \
+    }
+GS_DATA_SCATTER(float, gs_scatter_f32)
+GS_DATA_SCATTER(double, gs_scatter_f64)
+
+/* The scatter scheme needs one image's taps in one block, the threads'
+ * planes within 2 * GS_BLOCK_ENTRIES doubles (16 MiB), and enough channel
+ * groups to keep the threads busy (with fewer, the gather is parallel over
+ * pixels instead). */
+static int gs_use_scatter(const drs_gs_plan *p, int64_t Pb, int threads)
+{
+    const int cg = gs_scatter_group(p);
+    const int64_t groups = (p->C + cg - 1) / cg;
+    return Pb == p->P && p->Q <= 2 * GS_BLOCK_ENTRIES / cg / threads &&
+           (threads == 1 || groups >= 2 * (int64_t)threads);
+}
+
+static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int threads,
+                                   int accumulate, gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
     s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
     s->tap_w = drs__malloc((size_t)E * sizeof(double));
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
-    s->pt = drs__malloc((size_t)E * sizeof(int64_t));
-    s->w = drs__malloc((size_t)E * sizeof(double));
-    s->rowptr = NULL;
-    if (p->Q < INT64_MAX / 8 - 1)
-        s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
-    if (!s->tap_off || !s->tap_w || !s->ntap || !s->pt || !s->w || !s->rowptr) {
+    int ok = s->tap_off && s->tap_w && s->ntap;
+    if (scatter) {
+        s->plane = drs__calloc((size_t)threads * (size_t)gs_scatter_group(p) * (size_t)p->Q,
+                               sizeof(double)); /* zero; each use leaves it zero */
+        if (accumulate)
+            s->hit = drs__malloc((size_t)p->Q);
+        ok = ok && s->plane && (!accumulate || s->hit);
+    } else {
+        s->pt = drs__malloc((size_t)E * sizeof(int64_t));
+        s->w = drs__malloc((size_t)E * sizeof(double));
+        if (p->Q < INT64_MAX / 8 - 1)
+            s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
+        ok = ok && s->pt && s->w && s->rowptr;
+    }
+    if (!ok) {
         scratch_free(s);
-        return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (transposed tap list of "
-                         "%lld entries over %lld pixels)",
+        return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (tap list of %lld entries "
+                         "over %lld pixels)",
                          p->op, (long long)E, (long long)p->Q);
     }
     return DRS_OK;
@@ -274,48 +427,62 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
 
     /* everything that can fail is done before the first write */
     gs_scratch sc;
+    memset(&sc, 0, sizeof sc);
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
+    int scatter = 0;
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
             Pb = p.P;
-        if ((s = gs_scratch_alloc(&p, Pb, &sc)) != DRS_OK)
+        const int threads = omp_get_max_threads();
+        scatter = gs_use_scatter(&p, Pb, threads);
+        if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK)
             return s;
     }
 
+    /* scatter scheme with a grid gradient: the grid gradient of each image
+     * computes the taps the scatter needs (computed once) */
+    const int keep = scatter && grid_delta && p.mode != DRS_GRID_NEAREST;
+    const drs_gs_block kb = {sc.tap_off, sc.tap_w, sc.ntap, {NULL, NULL, NULL}, NULL};
     if (grid_delta && p.N * p.P > 0 && p.C == 0) {
         /* no channel contributes (and the data's pixel count may not even be
          * representable): the gradient is 0 */
         if (!accumulate)
             memset(grid_delta->data, 0, (size_t)(p.N * p.P * p.S) * drs_dtype_size(grid->dtype));
-    } else if (grid_delta && p.N * p.P > 0) {
-        const int gf = grid->dtype == DRS_F32;
-        if (data->dtype == DRS_F32) {
-            if (gf)
-                gs_grid_grad_f32_f32(&p, data->data, output_delta->data, grid, grid_delta->data,
-                                     accumulate);
-            else
-                gs_grid_grad_f32_f64(&p, data->data, output_delta->data, grid, grid_delta->data,
-                                     accumulate);
-        } else {
-            if (gf)
-                gs_grid_grad_f64_f32(&p, data->data, output_delta->data, grid, grid_delta->data,
-                                     accumulate);
-            else
-                gs_grid_grad_f64_f64(&p, data->data, output_delta->data, grid, grid_delta->data,
-                                     accumulate);
-        }
+    } else if (grid_delta && p.N * p.P > 0 && !keep) {
+        gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, NULL);
     }
     if (want_dx) {
-        if (!accumulate)
+        if (!accumulate && !scatter) /* the scatter stores every pixel */
             memset(data_delta->data, 0, (size_t)nx * drs_dtype_size(data->dtype));
+        const int f32 = data->dtype == DRS_F32;
         for (int64_t n = 0; n < p.N && p.P > 0; n++)
             for (int64_t p0 = 0; p0 < p.P; p0 += Pb) {
                 const int64_t p1 = p0 + Pb < p.P ? p0 + Pb : p.P;
-                gs_block_transpose(&p, grid, n, p0, p1, &sc);
-                if (data->dtype == DRS_F32)
+                if (keep) /* p0 = 0, p1 = P */
+                    gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, n, n + 1,
+                                 &kb);
+                else
+                    gs_taps_parallel(&p, grid, n, p0, p1, &sc);
+                if (scatter) { /* p0 = 0, p1 = P */
+                    if (accumulate) {
+                        memset(sc.hit, 0, (size_t)p.Q);
+                        for (int64_t e = 0; e < p.P; e++)
+                            for (int k = 0; k < sc.ntap[e]; k++)
+                                sc.hit[sc.tap_off[e * p.max_taps + k]] = 1;
+                    }
+                    if (f32)
+                        gs_scatter_f32(&p, output_delta->data, data_delta->data, n, &sc,
+                                       accumulate);
+                    else
+                        gs_scatter_f64(&p, output_delta->data, data_delta->data, n, &sc,
+                                       accumulate);
+                    continue;
+                }
+                gs_block_transpose(&p, p0, p1 - p0, &sc);
+                if (f32)
                     gs_gather_f32(&p, output_delta->data, data_delta->data, n, &sc);
                 else
                     gs_gather_f64(&p, output_delta->data, data_delta->data, n, &sc);

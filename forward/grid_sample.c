@@ -18,6 +18,7 @@
 #include "grid_sample.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,8 +274,16 @@ static double reflect_set_grad(double u, double twice_lo, double twice_hi, doubl
         g = -1.0;
         u = -u;
     }
-    const double extra = fmod(u, span), flips = floor(u / span);
-    if (fmod(flips, 2.0) == 0.0) {
+    /* u / span < 1 implies u < span: fmod(u, span) = u and no flip, without
+     * the fmod calls (the same values); u < span * 0.9999999 implies
+     * u / span < 1 - 2^-30, without the division */
+    double extra = u, flips = 0.0;
+    if (!(u < span * 0.9999999)) {
+        const double r = u / span;
+        extra = r < 1.0 ? u : fmod(u, span);
+        flips = floor(r);
+    }
+    if (flips == 0.0 || fmod(flips, 2.0) == 0.0) {
         *sign = g;
         return extra + mn;
     }
@@ -288,12 +297,12 @@ static double reflect_index(double i, int64_t L, int align)
     if (align) {
         if (L == 1)
             return 0.0;
-        const double P = 2.0 * (double)(L - 1);
-        const double v = fmod(fabs(i), P);
+        const double P = 2.0 * (double)(L - 1), a = fabs(i);
+        const double v = a < P ? a : fmod(a, P);
         return v >= (double)L ? P - v : v;
     }
     const double P = 2.0 * (double)L;
-    double v = fmod(i, P);
+    double v = i >= 0.0 && i < P ? i : fmod(i, P);
     if (v < 0.0)
         v += P;
     return v >= (double)L ? P - 1.0 - v : v;
@@ -317,61 +326,101 @@ static void add_tap(gs_axis *a, double idx, double w, double dw)
     a->n++;
 }
 
-static void axis_taps(const drs_gs_plan *p, double g, int64_t L, gs_axis *a)
+/* Always inlined: the per-point helpers below take `mode` (p->mode) apart, so
+ * that a caller with a constant mode gets the mode tests folded away. */
+#if defined(__GNUC__)
+#define GS_INLINE static inline __attribute__((always_inline))
+#else
+#define GS_INLINE static inline
+#endif
+/* The coordinate of one axis: nearest, the rounded (not yet padded) index;
+ * bilinear, u after the padding; bicubic, the raw u; and m (bicubic: du/dg).
+ * Returns 0 when the axis has no tap (zeros padding, non-finite u). */
+GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int64_t L,
+                         double *uo, double *mo)
 {
     double dudg;
     double u = denorm(g, L, p->align, &dudg);
     const double Lm1 = (double)(L - 1);
-    a->n = 0;
-    a->m = 0.0;
-    const int finite = isfinite(u);
-    if (!finite) {
+    *mo = 0.0;
+    if (!isfinite(u)) {
         if (p->pad == DRS_GRID_PAD_ZEROS)
-            return; /* sample 0, gradient 0 */
+            return 0; /* sample 0, gradient 0 */
         u = isnan(u) ? 0.0 : (u > 0.0 ? Lm1 : 0.0); /* SPEC §4 */
         dudg = 0.0;
     }
-    switch (p->mode) {
+    if (mode == DRS_GRID_NEAREST) {
+        *uo = round_half_even(u);
+        return 1; /* m = 0: nearest has a zero grid gradient */
+    }
+    if (mode == DRS_GRID_BICUBIC) {
+        *uo = u;
+        *mo = dudg; /* no padding factor (notes §7.5) */
+        return 1;
+    }
+    double kappa = 1.0;
+    if (p->pad == DRS_GRID_PAD_ZEROS) {
+        if (u < -2.0) /* every tap outside either way */
+            u = -2.0;
+        else if (u > Lm1 + 2.0)
+            u = Lm1 + 2.0;
+    } else if (p->pad == DRS_GRID_PAD_BORDER) {
+        u = clip_set_grad(u, L, &kappa);
+    } else {
+        double sign, clip;
+        if (p->align)
+            u = reflect_set_grad(u, 0.0, 2.0 * Lm1, &sign);
+        else
+            u = reflect_set_grad(u, -1.0, 2.0 * (double)L - 1.0, &sign);
+        u = clip_set_grad(u, L, &clip);
+        kappa = sign * clip;
+    }
+    *uo = u;
+    *mo = dudg * kappa;
+    return 1;
+}
+
+/* Nearest: the padded index of the rounded coordinate r; 0 when outside
+ * (zeros padding). */
+GS_INLINE int nearest_index(const drs_gs_plan *p, double r, int64_t L, double *idx)
+{
+    const double Lm1 = (double)(L - 1);
+    if (p->pad == DRS_GRID_PAD_ZEROS) {
+        *idx = r;
+        return r >= 0.0 && r <= Lm1;
+    }
+    if (p->pad == DRS_GRID_PAD_BORDER)
+        *idx = r < 0.0 ? 0.0 : (r > Lm1 ? Lm1 : r);
+    else
+        *idx = reflect_index(r, L, p->align);
+    return 1;
+}
+
+/* The taps of one axis. */
+GS_INLINE void axis_taps_mode(const drs_gs_plan *p, drs_grid_mode mode, double g, int64_t L,
+                              gs_axis *a)
+{
+    double u;
+    const double Lm1 = (double)(L - 1);
+    a->n = 0;
+    if (!axis_coord(p, mode, g, L, &u, &a->m))
+        return;
+    switch (mode) {
     case DRS_GRID_NEAREST: {
-        double r = round_half_even(u);
-        if (p->pad == DRS_GRID_PAD_ZEROS) {
-            if (r >= 0.0 && r <= Lm1)
-                add_tap(a, r, 1.0, 0.0);
-        } else if (p->pad == DRS_GRID_PAD_BORDER) {
-            add_tap(a, r < 0.0 ? 0.0 : (r > Lm1 ? Lm1 : r), 1.0, 0.0);
-        } else {
-            add_tap(a, reflect_index(r, L, p->align), 1.0, 0.0);
-        }
-        return; /* m = 0: nearest has a zero grid gradient */
+        double i;
+        if (nearest_index(p, u, L, &i))
+            add_tap(a, i, 1.0, 0.0);
+        return;
     }
     case DRS_GRID_BILINEAR: {
-        double kappa = 1.0;
-        if (p->pad == DRS_GRID_PAD_ZEROS) {
-            if (u < -2.0) /* every tap outside either way */
-                u = -2.0;
-            else if (u > Lm1 + 2.0)
-                u = Lm1 + 2.0;
-        } else if (p->pad == DRS_GRID_PAD_BORDER) {
-            u = clip_set_grad(u, L, &kappa);
-        } else {
-            double sign, clip;
-            if (p->align)
-                u = reflect_set_grad(u, 0.0, 2.0 * Lm1, &sign);
-            else
-                u = reflect_set_grad(u, -1.0, 2.0 * (double)L - 1.0, &sign);
-            u = clip_set_grad(u, L, &clip);
-            kappa = sign * clip;
-        }
         const double x0 = floor(u), t = u - x0;
         if (x0 >= 0.0 && x0 <= Lm1)
             add_tap(a, x0, 1.0 - t, -1.0);
         if (x0 + 1.0 >= 0.0 && x0 + 1.0 <= Lm1)
             add_tap(a, x0 + 1.0, t, 1.0);
-        a->m = dudg * kappa;
         return;
     }
     case DRS_GRID_BICUBIC: {
-        a->m = dudg; /* no padding factor (notes §7.5) */
         const double xmin = p->align ? 0.0 : -0.5, xmax = p->align ? Lm1 : (double)L - 0.5;
         if (p->onnx && p->pad == DRS_GRID_PAD_BORDER && (u < xmin || u > xmax)) {
             u = u < 0.0 ? 0.0 : (u > Lm1 ? Lm1 : u); /* ONNX-REF clamps the coordinate */
@@ -382,7 +431,8 @@ static void axis_taps(const drs_gs_plan *p, double g, int64_t L, gs_axis *a)
              * changes no tap value and keeps t exact (fmod is exact) */
             const double P = p->align ? 2.0 * Lm1 : 2.0 * (double)L;
             if (P > 0.0) {
-                u = fmod(u, P);
+                if (!(u >= 0.0 && u < P)) /* else fmod(u, P) == u */
+                    u = fmod(u, P);
                 if (u < 0.0)
                     u += P;
             } else {
@@ -411,6 +461,11 @@ static void axis_taps(const drs_gs_plan *p, double g, int64_t L, gs_axis *a)
         return;
     }
     }
+}
+
+static void axis_taps(const drs_gs_plan *p, double g, int64_t L, gs_axis *a)
+{
+    axis_taps_mode(p, p->mode, g, L, a);
 }
 
 void drs_gs_read_point(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt, double g[3])
@@ -463,16 +518,278 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
     t->n = n;
 }
 
+/* The 4 taps of a 2-D bilinear point with both axes' two taps inside: top
+ * left offset o, y weights wy0 = 1 - ty and ty, x weights wx0 and tx; the
+ * products of gs_taps_2d's general loop (dw/du of the taps is -1, +1). */
+GS_INLINE void gs_put4(int64_t o, int64_t W, double wy0, double ty, double wx0, double tx,
+                       double my, double mx, int64_t *off, double *w, double *dwy, double *dwx,
+                       double *m)
+{
+    off[0] = o;
+    off[1] = o + 1;
+    off[2] = o + W;
+    off[3] = o + W + 1;
+    w[0] = wy0 * wx0;
+    w[1] = wy0 * tx;
+    w[2] = ty * wx0;
+    w[3] = ty * tx;
+    if (m) {
+        dwy[0] = -1.0 * wx0;
+        dwy[1] = -1.0 * tx;
+        dwy[2] = 1.0 * wx0;
+        dwy[3] = 1.0 * tx;
+        dwx[0] = wy0 * -1.0;
+        dwx[1] = wy0 * 1.0;
+        dwx[2] = ty * -1.0;
+        dwx[3] = ty * 1.0;
+        m[0] = 0.0;
+        m[1] = my;
+        m[2] = mx;
+    }
+}
+
+/* Zeros or border padding with the y and x axes as the two lanes of one
+ * vector: denorm, the padding of axis_coord and floor, lane-wise, with the
+ * same operations (floor through an int32 conversion, for |u| < 2^31 - 2).
+ * The points such a path does not take (reflection, a non-finite or huge
+ * coordinate, a tap outside, a rounding tie) go the scalar way. */
+typedef long long gs_v2i __attribute__((vector_size(16)));
+typedef int gs_v2s __attribute__((vector_size(8)));
+#define GS_SEL(mask, a, b) ((drs_gs_v2d)(((gs_v2i)(a) & (mask)) | ((gs_v2i)(b) & ~(mask))))
+#define GS_VEC_MAX_L (INT32_MAX - 4)
+
+/* u = denorm({gy, gx}) and du/dg; 0 when a lane is not finite */
+GS_INLINE int gs_denorm_vec(const drs_gs_plan *p, double gx, double gy, drs_gs_v2d *u,
+                            drs_gs_v2d *dudg)
+{
+    const drs_gs_v2d L = {(double)p->in[1], (double)p->in[2]};
+    const drs_gs_v2d Lm1 = {(double)(p->in[1] - 1), (double)(p->in[2] - 1)}, g = {gy, gx};
+    *dudg = p->align ? Lm1 / 2.0 : L / 2.0;
+    *u = p->align ? ((g + 1.0) / 2.0) * Lm1 : ((g + 1.0) * L - 1.0) / 2.0;
+    return isfinite((*u)[0]) && isfinite((*u)[1]);
+}
+
+/* floor of lanes with |u| < 2^31 - 2 (floor(-0.0) = -0.0) */
+GS_INLINE drs_gs_v2d gs_floor_vec(drs_gs_v2d u)
+{
+    drs_gs_v2d r = __builtin_convertvector(__builtin_convertvector(u, gs_v2s), drs_gs_v2d);
+    r = GS_SEL((gs_v2i)(r > u), r - 1.0, r);
+    return GS_SEL((gs_v2i)(r == u), u, r);
+}
+
+/* Nearest: 1 and the tap's offset, 0 (no tap), or -1 (the scalar way). */
+GS_INLINE int gs_nearest_vec(const drs_gs_plan *p, double gx, double gy, int64_t *off)
+{
+    drs_gs_v2d u, dudg;
+    if (p->pad == DRS_GRID_PAD_REFLECTION || p->in[1] > GS_VEC_MAX_L ||
+        p->in[2] > GS_VEC_MAX_L || !gs_denorm_vec(p, gx, gy, &u, &dudg) ||
+        !(fabs(u[0]) < 1e9 && fabs(u[1]) < 1e9))
+        return -1;
+    const drs_gs_v2d Lm1 = {(double)(p->in[1] - 1), (double)(p->in[2] - 1)}, zero = {0.0, 0.0};
+    drs_gs_v2d r = gs_floor_vec(u);
+    const drs_gs_v2d d = u - r;
+    if (d[0] == 0.5 || d[1] == 0.5) /* a tie: round_half_even's parity test */
+        return -1;
+    r = GS_SEL((gs_v2i)(d > 0.5), r + 1.0, r);
+    if (p->pad == DRS_GRID_PAD_ZEROS) {
+        if (!(r[0] >= 0.0 && r[0] <= Lm1[0] && r[1] >= 0.0 && r[1] <= Lm1[1]))
+            return 0;
+    } else {
+        r = GS_SEL((gs_v2i)(r < zero), zero, GS_SEL((gs_v2i)(r > Lm1), Lm1, r));
+    }
+    *off = (int64_t)r[0] * p->in[2] + (int64_t)r[1];
+    return 1;
+}
+
+/* Bilinear: 1 when it wrote the point's 4 taps. */
+GS_INLINE int gs_bilinear_vec(const drs_gs_plan *p, double gx, double gy, int64_t *off,
+                              double *w, double *dwy, double *dwx, double *m)
+{
+    const int64_t H = p->in[1], W = p->in[2];
+    drs_gs_v2d u, dudg;
+    if (p->pad == DRS_GRID_PAD_REFLECTION || H > GS_VEC_MAX_L || W > GS_VEC_MAX_L ||
+        !gs_denorm_vec(p, gx, gy, &u, &dudg))
+        return 0;
+    const drs_gs_v2d Lm1 = {(double)(H - 1), (double)(W - 1)}, zero = {0.0, 0.0};
+    const drs_gs_v2d one = {1.0, 1.0};
+    drs_gs_v2d kappa = one;
+    if (p->pad == DRS_GRID_PAD_ZEROS) {
+        const drs_gs_v2d lo = {-2.0, -2.0}, hi = Lm1 + 2.0;
+        u = GS_SEL((gs_v2i)(u < lo), lo, u);
+        u = GS_SEL((gs_v2i)(u > hi), hi, u);
+    } else { /* clip_set_grad */
+        const gs_v2i le0 = (gs_v2i)(u <= zero), ge = (gs_v2i)(u >= Lm1);
+        kappa = GS_SEL(le0 | ge, zero, one);
+        u = GS_SEL(le0, zero, GS_SEL(ge, Lm1, u));
+    }
+    const drs_gs_v2d x0 = gs_floor_vec(u); /* u in [-2, L + 1] */
+    const gs_v2i in = (gs_v2i)(x0 >= zero) & (gs_v2i)(x0 + 1.0 <= Lm1);
+    if (!(in[0] && in[1]))
+        return 0;
+    const drs_gs_v2d t = u - x0, w0 = 1.0 - t, mm = dudg * kappa;
+    gs_put4((int64_t)x0[0] * W + (int64_t)x0[1], W, w0[0], t[0], w0[1], t[1], mm[0], mm[1], off,
+            w, dwy, dwx, m);
+    return 1;
+}
+
+/* A 2-D point: the outer product of the y (H) and x (W) taps, in the order
+ * and with the products of drs_gs_point_taps (its dummy depth tap has weight
+ * 1 and derivative 0, so w = wy * wx, dw/dy = dwy * wx, dw/dx = wy * dwx: the
+ * same bits). */
+GS_INLINE int gs_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, double gx, double gy,
+                         int64_t *off, double *w, double *dwy, double *dwx, double *m)
+{
+    const int64_t W = p->in[2];
+    if (mode == DRS_GRID_NEAREST) { /* one tap of weight 1 (dw 0, m 0) or none */
+        int n = gs_nearest_vec(p, gx, gy, off);
+        if (n < 0) {
+            double uy, ux, my, mx, iy, ix;
+            n = axis_coord(p, mode, gy, p->in[1], &uy, &my) &&
+                axis_coord(p, mode, gx, W, &ux, &mx) && nearest_index(p, uy, p->in[1], &iy) &&
+                nearest_index(p, ux, W, &ix);
+            if (n)
+                off[0] = (int64_t)iy * W + (int64_t)ix;
+        }
+        if (n)
+            w[0] = 1.0;
+        if (m) {
+            if (n)
+                dwy[0] = dwx[0] = 0.0;
+            m[0] = m[1] = m[2] = 0.0;
+        }
+        return n;
+    }
+    if (mode == DRS_GRID_BILINEAR) { /* both axes' 2 taps inside: the 4 taps at once */
+        if (gs_bilinear_vec(p, gx, gy, off, w, dwy, dwx, m))
+            return 4;
+        double uy, ux, my, mx;
+        if (axis_coord(p, mode, gy, p->in[1], &uy, &my) && axis_coord(p, mode, gx, W, &ux, &mx)) {
+            const double y0 = floor(uy), x0 = floor(ux);
+            if (y0 >= 0.0 && y0 + 1.0 <= (double)(p->in[1] - 1) && x0 >= 0.0 &&
+                x0 + 1.0 <= (double)(W - 1)) {
+                gs_put4((int64_t)y0 * W + (int64_t)x0, W, 1.0 - (uy - y0), uy - y0,
+                        1.0 - (ux - x0), ux - x0, my, mx, off, w, dwy, dwx, m);
+                return 4;
+            }
+        }
+    }
+    gs_axis ay, ax;
+    ay.idx[0] = ax.idx[0] = 0; /* (silences -Wmaybe-uninitialized after inlining) */
+    axis_taps_mode(p, mode, gy, p->in[1], &ay);
+    axis_taps_mode(p, mode, gx, W, &ax);
+    int n = 0;
+    for (int j = 0; j < ay.n; j++)
+        for (int k = 0; k < ax.n; k++, n++) {
+            off[n] = ay.idx[j] * W + ax.idx[k];
+            w[n] = ay.w[j] * ax.w[k];
+            if (m) {
+                dwy[n] = ay.dw[j] * ax.w[k];
+                dwx[n] = ay.w[j] * ax.dw[k];
+            }
+        }
+    if (m) {
+        m[0] = 0.0;
+        m[1] = ay.m;
+        m[2] = ax.m;
+    }
+    return n;
+}
+
+/* 2-D points [pt0, pt0 + np) of one mode (a constant after inlining). */
+GS_INLINE void gs_block_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, const drs_tensor *grid,
+                                int64_t pt0, int64_t np, const drs_gs_block *b)
+{
+    const int mt = p->max_taps, grad = b->m != NULL;
+    const float *gf = grid->dtype == DRS_F32 ? (const float *)grid->data + pt0 * 2 : NULL;
+    const double *gd = (const double *)grid->data + pt0 * 2;
+    for (int64_t i = 0; i < np; i++) {
+        const int64_t e = i * mt;
+        const double gx = gf ? (double)gf[2 * i] : gd[2 * i];
+        const double gy = gf ? (double)gf[2 * i + 1] : gd[2 * i + 1];
+        b->nt[i] = gs_taps_2d(p, mode, gx, gy, b->off + e, b->w + e, grad ? b->dw[1] + e : NULL,
+                              grad ? b->dw[2] + e : NULL, grad ? b->m + 3 * i : NULL);
+    }
+}
+
+void drs_gs_block_taps(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt0, int64_t np,
+                       const drs_gs_block *b)
+{
+    if (p->S == 2) {
+        switch (p->mode) {
+        case DRS_GRID_BILINEAR: gs_block_taps_2d(p, DRS_GRID_BILINEAR, grid, pt0, np, b); return;
+        case DRS_GRID_NEAREST: gs_block_taps_2d(p, DRS_GRID_NEAREST, grid, pt0, np, b); return;
+        case DRS_GRID_BICUBIC: gs_block_taps_2d(p, DRS_GRID_BICUBIC, grid, pt0, np, b); return;
+        }
+    }
+    const int mt = p->max_taps, grad = b->m != NULL;
+    for (int64_t i = 0; i < np; i++) {
+        const int64_t e = i * mt;
+        double g[3];
+        drs_gs_taps t;
+        drs_gs_read_point(p, grid, pt0 + i, g);
+        drs_gs_point_taps(p, g, grad, &t);
+        b->nt[i] = t.n;
+        for (int k = 0; k < t.n; k++) {
+            b->off[e + k] = t.off[k];
+            b->w[e + k] = t.w[k];
+            for (int d = 3 - p->S; d < 3 && grad; d++)
+                b->dw[d][e + k] = t.dw[d][k];
+        }
+        for (int d = 0; d < 3 && grad; d++)
+            b->m[3 * i + d] = t.m[d];
+    }
+}
+
 /* ------------------------------------------------------------- forward */
+/* acc += the K taps of one point (K a constant where the caller can make it
+ * one, so the loop is unrolled). */
+#define GS_DOT(K, acc, w, xc, o)                                                               \
+    for (int k_ = 0; k_ < (K); k_++)                                                           \
+        (acc) += (w)[k_] * (double)(xc)[(o)[k_]]
+
+/* A 2-D bilinear point with its 4 taps reads two pairs of adjacent pixels
+ * (o, o + 1 and o + W, o + W + 1), loaded as vectors of two doubles.  Two
+ * such points are done together, the lanes of one vector being the two
+ * points' sums: the same IEEE products added in the tap order, so the bits
+ * of GS_DOT(4). */
+typedef float gs_v2f __attribute__((vector_size(8)));
+GS_INLINE drs_gs_v2d gs_pair_f32(const float *x)
+{
+    gs_v2f v;
+    memcpy(&v, x, sizeof v);
+    return __builtin_convertvector(v, drs_gs_v2d);
+}
+GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
+{
+    drs_gs_v2d v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+#define GS_PAIR_INT(x) ((drs_gs_v2d){(double)(x)[0], (double)(x)[1]})
+/* acc (two lanes: points A and B) = their 4-tap sums; wt holds the weights
+ * of tap k of A and B at wt[k] */
+#define GS_BILIN4X2(PAIR, acc, wt, xc, oA, oB)                                                 \
+    do {                                                                                       \
+        const drs_gs_v2d a01_ = PAIR((xc) + (oA)[0]), b01_ = PAIR((xc) + (oB)[0]);             \
+        const drs_gs_v2d a23_ = PAIR((xc) + (oA)[2]), b23_ = PAIR((xc) + (oB)[2]);             \
+        (acc) = (drs_gs_v2d){0.0, 0.0};                                                        \
+        (acc) += (wt)[0] * (drs_gs_v2d){a01_[0], b01_[0]};                                     \
+        (acc) += (wt)[1] * (drs_gs_v2d){a01_[1], b01_[1]};                                     \
+        (acc) += (wt)[2] * (drs_gs_v2d){a23_[0], b23_[0]};                                     \
+        (acc) += (wt)[3] * (drs_gs_v2d){a23_[1], b23_[1]};                                     \
+    } while (0)
+
 /* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
  * taps of a block are computed once, then each channel plane is read and
- * written for the whole block (plane-local accesses).  Parallel over blocks;
+ * written for the whole block (plane-local accesses).  A point with all its
+ * taps (the common case) takes a loop of a constant tap count; nearest (one
+ * tap of weight 1) adds the pixel to 0.0 directly.  Parallel over blocks;
  * each output element is written by the one iteration owning its point. */
-#define GS_FORWARD(T, NAME, STORE)                                                             \
+#define GS_FORWARD(T, NAME, STORE, PAIR)                                                       \
     static void NAME(const drs_gs_plan *p, const T *x, const drs_tensor *grid, T *y)           \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
-        const int mt = p->max_taps;                                                            \
+        const int mt = p->max_taps, bilin2d = p->S == 2 && mt == 4;                            \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
         _Pragma("omp parallel for schedule(static) if (p->N * P * C > PAR_MIN_WORK)")          \
@@ -481,48 +798,49 @@ void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, d
             const int64_t q1 = q0 + bp < P ? q0 + bp : P;                                      \
             int64_t off[DRS_GS_BLOCK_ENTRIES];                                                 \
             double w[DRS_GS_BLOCK_ENTRIES];                                                    \
-            int nt[DRS_GS_BLOCK_ENTRIES];                                                      \
-            for (int64_t q = q0; q < q1; q++) {                                                \
-                double g[3];                                                                   \
-                drs_gs_taps t;                                                                 \
-                drs_gs_read_point(p, grid, n * P + q, g);                                      \
-                drs_gs_point_taps(p, g, 0, &t);                                                \
-                const int64_t i = (q - q0) * mt;                                               \
-                nt[q - q0] = t.n;                                                              \
-                for (int k = 0; k < t.n; k++) {                                                \
-                    off[i + k] = t.off[k];                                                     \
-                    w[i + k] = t.w[k];                                                         \
-                }                                                                              \
-            }                                                                                  \
-            int all4 = mt == 4;                                                                \
-            for (int64_t q = q0; q < q1 && all4; q++)                                          \
-                all4 = nt[q - q0] == 4;                                                        \
-            if (all4) { /* 2-D bilinear, every point inside: a fixed 4-tap loop */             \
-                for (int64_t c = 0; c < C; c++) {                                              \
-                    const T *xc = x + (n * C + c) * Q;                                         \
-                    T *yc = y + (n * C + c) * P;                                               \
-                    for (int64_t q = q0; q < q1; q++) {                                        \
-                        const int64_t *o4 = off + (q - q0) * 4;                                \
-                        const double *w4 = w + (q - q0) * 4;                                   \
-                        double acc = 0.0;                                                      \
-                        acc += w4[0] * (double)xc[o4[0]];                                      \
-                        acc += w4[1] * (double)xc[o4[1]];                                      \
-                        acc += w4[2] * (double)xc[o4[2]];                                      \
-                        acc += w4[3] * (double)xc[o4[3]];                                      \
-                        yc[q] = STORE;                                                         \
-                    }                                                                          \
-                }                                                                              \
-                continue;                                                                      \
-            }                                                                                  \
+            int32_t nt[DRS_GS_BLOCK_ENTRIES];                                                  \
+            drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
+            const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
+            drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                              \
+            for (int64_t b = 0; b + 1 < q1 - q0 && bilin2d; b += 2)                            \
+                for (int k = 0; k < 4; k++)                                                    \
+                    wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};              \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
-                T *yc = y + (n * C + c) * P;                                                   \
-                for (int64_t q = q0; q < q1; q++) {                                            \
-                    const int64_t i = (q - q0) * mt;                                           \
+                T *yc = y + (n * C + c) * P + q0;                                              \
+                if (mt == 1) {                                                                 \
+                    for (int64_t b = 0; b < q1 - q0; b++) {                                    \
+                        double acc = 0.0;                                                      \
+                        if (nt[b] && c + 1 < C)                                                \
+                            __builtin_prefetch(xc + Q + off[b]);                               \
+                        if (nt[b])                                                             \
+                            acc += (double)xc[off[b]]; /* weight 1.0 */                        \
+                        yc[b] = STORE;                                                         \
+                    }                                                                          \
+                    continue;                                                                  \
+                }                                                                              \
+                for (int64_t b = 0; b < q1 - q0; b++) {                                        \
+                    const int64_t *o = off + b * mt;                                           \
+                    const double *wb = w + b * mt;                                             \
+                    if (bilin2d && !(b & 1) && b + 1 < q1 - q0 && nt[b] == 4 && nt[b + 1] == 4) { \
+                        drs_gs_v2d a2;                                                         \
+                        if (c + 1 < C) { /* the next channel's rows, from memory */            \
+                            __builtin_prefetch(xc + Q + o[0]);                                 \
+                            __builtin_prefetch(xc + Q + o[2]);                                 \
+                        }                                                                      \
+                        GS_BILIN4X2(PAIR, a2, wt + b * 2, xc, o, o + 4);                       \
+                        double acc = a2[0];                                                    \
+                        yc[b] = STORE;                                                         \
+                        acc = a2[1];                                                           \
+                        yc[++b] = STORE;                                                       \
+                        continue;                                                              \
+                    }                                                                          \
                     double acc = 0.0;                                                          \
-                    for (int k = 0; k < nt[q - q0]; k++)                                       \
-                        acc += w[i + k] * (double)xc[off[i + k]];                              \
-                    yc[q] = STORE;                                                             \
+                    if (nt[b] == 16 && mt == 16)                                               \
+                        GS_DOT(16, acc, wb, xc, o);                                            \
+                    else                                                                       \
+                        GS_DOT(nt[b], acc, wb, xc, o);                                         \
+                    yc[b] = STORE;                                                             \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
@@ -536,15 +854,17 @@ static double gs_round_sat(double v, double lo, double hi)
 }
 #define GS_STORE_FLOAT(T, acc) ((T)(acc))
 #define GS_STORE_INT(T, acc, lo, hi) ((T)gs_round_sat((acc), (lo), (hi)))
-GS_FORWARD(float, gs_forward_f32, GS_STORE_FLOAT(float, acc))
-GS_FORWARD(double, gs_forward_f64, GS_STORE_FLOAT(double, acc))
+GS_FORWARD(float, gs_forward_f32, GS_STORE_FLOAT(float, acc), gs_pair_f32)
+GS_FORWARD(double, gs_forward_f64, GS_STORE_FLOAT(double, acc), gs_pair_f64)
 /* integer data: read directly, accumulated in double, rounded once (no copy) */
-GS_FORWARD(uint8_t, gs_forward_u8, GS_STORE_INT(uint8_t, acc, 0.0, 255.0))
-GS_FORWARD(int8_t, gs_forward_i8, GS_STORE_INT(int8_t, acc, -128.0, 127.0))
-GS_FORWARD(int32_t, gs_forward_i32, GS_STORE_INT(int32_t, acc, -2147483648.0, 2147483647.0))
+GS_FORWARD(uint8_t, gs_forward_u8, GS_STORE_INT(uint8_t, acc, 0.0, 255.0), GS_PAIR_INT)
+GS_FORWARD(int8_t, gs_forward_i8, GS_STORE_INT(int8_t, acc, -128.0, 127.0), GS_PAIR_INT)
+GS_FORWARD(int32_t, gs_forward_i32, GS_STORE_INT(int32_t, acc, -2147483648.0, 2147483647.0),
+           GS_PAIR_INT)
 /* i64: the largest double below 2^63 keeps the cast defined */
 GS_FORWARD(int64_t, gs_forward_i64,
-           GS_STORE_INT(int64_t, acc, -9223372036854775808.0, 9223372036854774784.0))
+           GS_STORE_INT(int64_t, acc, -9223372036854775808.0, 9223372036854774784.0),
+           GS_PAIR_INT)
 
 drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs)

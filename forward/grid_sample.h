@@ -43,6 +43,22 @@ typedef struct drs_gs_taps {
     double m[3];
 } drs_gs_taps;
 
+/* Two doubles as one vector (GCC/clang vector extension): lane-wise IEEE
+ * operations, the same bits as two scalar ones. */
+typedef double drs_gs_v2d __attribute__((vector_size(16)));
+
+/* The taps of a run of consecutive points, max_taps slots per point: point i's
+ * taps are off/w[i * max_taps + k] for k < nt[i].  With grad (dw[0..2] and m
+ * set), also the weight derivatives per axis (dw[d][i * max_taps + k]; only
+ * the axes of the data's spatial rank are written) and m[3 * i + d]. */
+typedef struct drs_gs_block {
+    int64_t *off;
+    double *w;
+    int32_t *nt;
+    double *dw[3]; /* NULL: no derivatives */
+    double *m;     /* NULL: no derivatives */
+} drs_gs_block;
+
 /* Validates attrs, data and grid (all of SPEC §4 that concerns them) and
  * fills the plan.  need_data: the data pointers must be set (not for shape
  * inference, which reads shapes only). */
@@ -51,6 +67,11 @@ drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, cons
 /* Reads grid point `pt` (flat over N * P) as doubles, innermost-first. */
 void drs_gs_read_point(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt, double g[3]);
 void drs_gs_point_taps(const drs_gs_plan *p, const double g[3], int want_grad, drs_gs_taps *t);
+/* The taps of points [pt0, pt0 + np) (flat over N * P, within one image) into
+ * b; a 2-D grid takes a path without the depth axis (the same bits as
+ * drs_gs_point_taps). */
+void drs_gs_block_taps(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt0, int64_t np,
+                       const drs_gs_block *b);
 /* Checks a caller tensor against an expected dtype and shape. */
 drs_status drs_gs_check_like(const char *op, const char *name, const drs_tensor *t,
                              drs_dtype dtype, int rank, const int64_t *shape);
