@@ -168,13 +168,13 @@ static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs
 /* data_delta[j] = data_delta[j] + (0.0 + the entries of pixel j in ascending
  * (point, tap) order), one sum per pixel in double.  Two schemes give these
  * same bits:
- *  - scatter (one image's taps in one block, and enough channels for the
- *    threads): parallel over channels, each thread adding the points in
+ *  - scatter (one image's taps in one block, small planes, at least 4
+ *    channel groups): parallel over channels, each thread adding the points in
  *    ascending order into its own double plane, then one pass storing it;
  *  - gather: points in blocks of GS_BLOCK_ENTRIES entries, a stable
  *    counting sort of the block's entries by pixel (the transposed list),
  *    then parallel over pixels, each summing its entries in order.
- * Which one runs depends on the shapes and the thread count, the bits on
+ * Which one runs depends on the shapes only (gs_use_scatter), the bits on
  * neither. */
 typedef struct gs_scratch {
     int64_t *tap_off;  /* [Pb * T] */
@@ -344,16 +344,19 @@ static int gs_scatter_group(const drs_gs_plan *p)
 GS_DATA_SCATTER(float, gs_scatter_f32)
 GS_DATA_SCATTER(double, gs_scatter_f64)
 
-/* The scatter scheme needs one image's taps in one block, the threads'
- * planes within 2 * GS_BLOCK_ENTRIES doubles (16 MiB), and enough channel
- * groups to keep the threads busy (with fewer, the gather is parallel over
- * pixels instead). */
-static int gs_use_scatter(const drs_gs_plan *p, int64_t Pb, int threads)
+/* The scatter scheme needs one image's taps in one block, a thread's planes
+ * within GS_BLOCK_ENTRIES / 4 doubles (2 MiB), and at least 4 channel groups
+ * to share among the threads (with fewer, the gather is parallel over pixels
+ * instead).  The choice depends on the shapes only, never on the thread
+ * count: the two schemes add the same terms in the same order, but a NaN
+ * meeting another NaN may keep either one's sign and payload depending on
+ * how the compiler ordered the operands, so even NaN bits stay the same at
+ * every thread count. */
+static int gs_use_scatter(const drs_gs_plan *p, int64_t Pb)
 {
     const int cg = gs_scatter_group(p);
     const int64_t groups = (p->C + cg - 1) / cg;
-    return Pb == p->P && p->Q <= 2 * GS_BLOCK_ENTRIES / cg / threads &&
-           (threads == 1 || groups >= 2 * (int64_t)threads);
+    return Pb == p->P && p->Q <= GS_BLOCK_ENTRIES / 4 / cg && groups >= 4;
 }
 
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int threads,
@@ -437,7 +440,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
         if (Pb > p.P)
             Pb = p.P;
         const int threads = omp_get_max_threads();
-        scatter = gs_use_scatter(&p, Pb, threads);
+        scatter = gs_use_scatter(&p, Pb);
         if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK)
             return s;
     }

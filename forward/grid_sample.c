@@ -701,7 +701,7 @@ GS_INLINE void gs_block_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, const 
 {
     const int mt = p->max_taps, grad = b->m != NULL;
     const float *gf = grid->dtype == DRS_F32 ? (const float *)grid->data + pt0 * 2 : NULL;
-    const double *gd = (const double *)grid->data + pt0 * 2;
+    const double *gd = grid->dtype == DRS_F32 ? NULL : (const double *)grid->data + pt0 * 2;
     for (int64_t i = 0; i < np; i++) {
         const int64_t e = i * mt;
         const double gx = gf ? (double)gf[2 * i] : gd[2 * i];

@@ -360,8 +360,10 @@ drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
  * §7.5): border counts as clipped (factor 0 at and beyond the edge),
  * reflection flips the sign per reflection, nearest has a zero grid
  * gradient, bicubic has no padding factor.  data_delta is the exact adjoint
- * of the forward (a gather through the transposed tap list: parallel over
- * pixels even for N = 1, the summation order fixed by the shapes alone). */
+ * of the forward: each pixel sums its entries in ascending (point, tap) order,
+ * by a per-channel scatter into double planes or by a gather through the
+ * transposed tap list (parallel over pixels even for N = 1); the scheme and
+ * the summation order are fixed by the shapes alone. */
 drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_delta,
                                     const drs_tensor *output_delta, const drs_tensor *data,
                                     const drs_tensor *grid, const drs_grid_sample_attrs *attrs,

@@ -6,6 +6,7 @@
 #include <dresample.h>
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -749,6 +750,39 @@ static void test_threads(void)
     printf("  threads: %d configurations bitwise equal at 1/2/4 threads\n", ncases);
 }
 
+/* NaN payloads in output_delta: two points sharing their 4 pixels carry +NaN
+ * (payload 1) and -NaN (payload 2) in every channel.  Which NaN survives is
+ * the build's business, but it must be the same at every thread count (the
+ * data gradient's scheme is chosen from the shapes alone). */
+static void test_nan_threads(void)
+{
+    enum { C = 16 };
+    drs_grid_sample_attrs a = drs_grid_sample_attrs_default(16);
+    static double x[C * 25], dx[C * 25], dy[C * 2];
+    double gg[4] = {0.1, 0.1, 0.15, 0.12};
+    drs_tensor X = {DRS_F64, 4, {1, C, 5, 5}, x}, G = {DRS_F64, 4, {1, 1, 2, 2}, gg};
+    drs_tensor DY = {DRS_F64, 4, {1, C, 1, 2}, dy}, DX = {DRS_F64, 4, {1, C, 5, 5}, dx};
+    const uint64_t pn = 0x7ff8000000000001ULL, nn = 0xfff8000000000002ULL;
+    for (int c = 0; c < C; c++) {
+        memcpy(&dy[2 * c], &pn, 8);
+        memcpy(&dy[2 * c + 1], &nn, 8);
+    }
+    const int threads[4] = {1, 2, 4, 8};
+    uint64_t ref = 0;
+    for (int t = 0; t < 4; t++) {
+        drs_set_num_threads(threads[t]);
+        const drs_status s = drs_grid_sample_backward(&DX, NULL, &DY, &X, &G, &a,
+                                                      DRS_GRAD_OVERWRITE);
+        uint64_t b;
+        memcpy(&b, &dx[12], 8);
+        CHECK(s == DRS_OK && dx[12] != dx[12], "NaN data gradient (status %d)", (int)s);
+        if (t == 0)
+            ref = b;
+        CHECK(b == ref, "NaN bits at %d threads: %016llx, at 1: %016llx", threads[t],
+              (unsigned long long)b, (unsigned long long)ref);
+    }
+}
+
 int main(void)
 {
     test_hand_values();
@@ -758,6 +792,7 @@ int main(void)
     test_nonfinite();
     test_errors();
     test_threads();
+    test_nan_threads();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
