@@ -154,10 +154,10 @@ int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
 
 /* ---- SIMD clones ----
  * Hot row kernels are compiled twice, for AVX2 and for the baseline, and
- * picked at load time (GCC target_clones, x86-64 Linux).  The C is the same
+ * picked at load time (GCC target_clones, x86-64 glibc).  The C is the same
  * and contraction is off (-ffp-contract=off), so both give the same bits:
  * the wider vectors only process more elements of the same loop at once. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&    \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) &&   \
     !defined(DRS_NO_CLONES)
 #define DRS_CLONES __attribute__((target_clones("avx2", "default")))
 #else
