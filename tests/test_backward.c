@@ -694,6 +694,84 @@ static void errors_and_modes(void)
     free(dx2);
 }
 
+/* The parameter chain runs in double whatever the data type: on data whose
+ * values are floats, f32 and f64 give the same scales_delta bit for bit (the
+ * 2-D fused scheme and the general chain alike), and dx is the same with and
+ * without scales_delta requested. */
+static void f32_scales_exact(void)
+{
+    const drs_interp_mode modes[2] = {DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    const drs_coord_mode coords[3] = {DRS_COORD_HALF_PIXEL, DRS_COORD_ALIGN_CORNERS,
+                                      DRS_COORD_ASYMMETRIC};
+    const double scs[3][3] = {{2.0, 2.0, 1.0}, {1.7, 0.6, 1.0}, {2.0, 2.0, 1.5}};
+    for (int m = 0; m < 2; m++)
+        for (int cm = 0; cm < 3; cm++)
+            for (int k = 0; k < 3; k++)
+                for (int nhwc = 0; nhwc < 2; nhwc++) {
+                    const int three = k == 2; /* three resized axes: the general chain */
+                    const int64_t in[5] = {2, nhwc ? 9 : 3, nhwc ? 11 : 9, nhwc ? 3 : 11, 4};
+                    const int rank = three ? 5 : 4;
+                    drs_resize_attrs a = drs_resize_attrs_default(19);
+                    a.mode = modes[m];
+                    a.coordinate_transformation_mode = coords[cm];
+                    a.n_axes = three ? 3 : 2;
+                    for (int i = 0; i < a.n_axes; i++)
+                        a.axes[i] = (nhwc ? 1 : 2) + i;
+                    drs_resize_inputs ri = {NULL, 0, scs[k], a.n_axes, NULL, 0};
+                    int64_t os[DRS_MAX_RANK];
+                    int orank = 0;
+                    drs_tensor XS = {DRS_F32, rank, {0}, NULL};
+                    memcpy(XS.shape, in, sizeof(int64_t) * (size_t)rank);
+                    if (drs_resize_infer_shape(&a, &XS, &ri, &orank, os) || orank != rank) {
+                        printf("FAIL f32 scales_delta exact: shape: %s\n", drs_last_error());
+                        g_fail++;
+                        continue;
+                    }
+                    const int64_t nx = numel(rank, in), ny = numel(rank, os);
+                    float *xf = malloc(sizeof(float) * (size_t)nx);
+                    float *dyf = malloc(sizeof(float) * (size_t)ny);
+                    float *dxf = malloc(sizeof(float) * (size_t)nx);
+                    float *dxf2 = malloc(sizeof(float) * (size_t)nx);
+                    double *xd = malloc(sizeof(double) * (size_t)nx);
+                    double *dyd = malloc(sizeof(double) * (size_t)ny);
+                    for (int64_t i = 0; i < nx; i++)
+                        xd[i] = xf[i] = (float)urand();
+                    for (int64_t i = 0; i < ny; i++)
+                        dyd[i] = dyf[i] = (float)urand();
+                    drs_tensor XF = {DRS_F32, rank, {0}, xf}, DYF = {DRS_F32, rank, {0}, dyf};
+                    drs_tensor DXF = {DRS_F32, rank, {0}, dxf}, DXF2 = {DRS_F32, rank, {0}, dxf2};
+                    drs_tensor XD = {DRS_F64, rank, {0}, xd}, DYD = {DRS_F64, rank, {0}, dyd};
+                    memcpy(XF.shape, in, sizeof(int64_t) * (size_t)rank);
+                    memcpy(DXF.shape, in, sizeof(int64_t) * (size_t)rank);
+                    memcpy(DXF2.shape, in, sizeof(int64_t) * (size_t)rank);
+                    memcpy(XD.shape, in, sizeof(int64_t) * (size_t)rank);
+                    memcpy(DYF.shape, os, sizeof(int64_t) * (size_t)rank);
+                    memcpy(DYD.shape, os, sizeof(int64_t) * (size_t)rank);
+                    double sf[3] = {0}, sd[3] = {0};
+                    drs_status s1 = drs_resize_backward(&DXF, sf, NULL, &DYF, &XF, &ri, &a,
+                                                        DRS_GRAD_OVERWRITE);
+                    drs_status s2 = drs_resize_backward(NULL, sd, NULL, &DYD, &XD, &ri, &a,
+                                                        DRS_GRAD_OVERWRITE);
+                    drs_status s3 = drs_resize_backward(&DXF2, NULL, NULL, &DYF, &XF, &ri, &a,
+                                                        DRS_GRAD_OVERWRITE);
+                    g_fd++;
+                    if (s1 || s2 || s3 || memcmp(sf, sd, sizeof sf) ||
+                        memcmp(dxf, dxf2, sizeof(float) * (size_t)nx) || sf[0] == 0.0) {
+                        printf("FAIL f32 scales_delta exact (mode %d coord %d scales %d nhwc %d): "
+                               "%d %d %d, f32 %.17g %.17g, f64 %.17g %.17g %s\n",
+                               m, cm, k, nhwc, (int)s1, (int)s2, (int)s3, sf[0], sf[1], sd[0],
+                               sd[1], drs_last_error());
+                        g_fail++;
+                    }
+                    free(xf);
+                    free(dyf);
+                    free(dxf);
+                    free(dxf2);
+                    free(xd);
+                    free(dyd);
+                }
+}
+
 int main(void)
 {
     g_verbose = getenv("DRS_TEST_VERBOSE") != NULL;
@@ -703,6 +781,7 @@ int main(void)
     sweep_interpolate();
     sweep_torch();
     errors_and_modes();
+    f32_scales_exact();
     printf("test_backward: %d adjoint cases, %d finite-difference checks (scales/roi), "
            "%d exact-zero checks, %d error/mode checks, %d thread checks; %d failed\n",
            g_adj, g_fd, g_zero, g_err, g_thr, g_fail);
