@@ -19,26 +19,17 @@
 #include <dresample.h>
 #include <dresample_autograd.h>
 
+#include "check.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_pass, g_fail, g_quick;
+static int g_quick;
 static int g_fd_cases, g_fd_checks;
 
-#define CHECK(cond, ...)                                                                     \
-    do {                                                                                     \
-        if (cond)                                                                            \
-            g_pass++;                                                                        \
-        else {                                                                               \
-            g_fail++;                                                                        \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                      \
-            printf(__VA_ARGS__);                                                             \
-            printf("\n");                                                                    \
-        }                                                                                    \
-    } while (0)
 
 /* Stops the current test function on a failed call (the message says why). */
 #define OKR(call)                                                                            \
@@ -1280,6 +1271,6 @@ int main(int argc, char **argv)
     printf("threads 1 vs 3               %s\n", g_fail ? "(see above)" : "ok");
     printf("test_autograd: %d checks passed, %d failed; %d finite-difference cases, %d "
            "elements%s\n",
-           g_pass, g_fail, g_fd_cases, g_fd_checks, g_quick ? " (quick)" : "");
+           g_checks - g_fail, g_fail, g_fd_cases, g_fd_checks, g_quick ? " (quick)" : "");
     return g_fail ? 1 : 0;
 }

@@ -4,23 +4,13 @@
  * the coordinate c or the arithmetic); none comes from this library. */
 #include <dresample.h>
 
+#include "check.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0, g_checks = 0;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        g_checks++;                                                                            \
-        if (!(cond)) {                                                                         \
-            g_fail++;                                                                          \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
 
 static void expect(const char *name, const double *got, const double *want, int n, double tol)
 {

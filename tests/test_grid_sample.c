@@ -5,26 +5,15 @@
  * PyTorch and the ONNX backend data are checked in tests/conformance/. */
 #include <dresample.h>
 
+#include "check.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0, g_checks = 0;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        g_checks++;                                                                            \
-        if (!(cond)) {                                                                         \
-            g_fail++;                                                                          \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
-
-#define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))
 
 static uint64_t g_seed = 0x9e3779b97f4a7c15ull;
 static double urand(void) /* [0, 1) */

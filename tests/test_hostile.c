@@ -12,23 +12,15 @@
  * DRS_LONG_TESTS=1 in the environment enlarges 3 (a 10^8-point 5-D grid) and 4. */
 #include <dresample.h>
 
+/* a failed check also prints the library's last error */
+#define CHECK_TAIL() printf(" [%s]\n", drs_last_error())
+#include "check.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int g_fail = 0, g_checks = 0;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        g_checks++;                                                                            \
-        if (!(cond)) {                                                                         \
-            g_fail++;                                                                          \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                               \
-            printf(" [%s]\n", drs_last_error());                                               \
-        }                                                                                      \
-    } while (0)
 
 static uint64_t g_seed = 88172645463325252ull;
 static uint64_t rnd(void)
