@@ -50,6 +50,7 @@ try:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from onnx.reference import ReferenceEvaluator
+    from onnx_common import attr_value, op_version, read_pb
 except ImportError as e:  # the reference package is optional: ctest reports a skip
     print(f"skipped: onnx gridsample conformance needs numpy and onnx ({e})")
     sys.exit(77)
@@ -61,32 +62,6 @@ VERSIONS = [16, 20, 22]            # the GridSample versions the CLI knows
 RTOL, ATOL = 1e-3, 1e-7            # onnx.backend.test.loader defaults
 REF_TOL = 1e-5                     # part 2, relative to max(1, max|x|)
 MODE16 = {"linear": "bilinear", "cubic": "bicubic", "nearest": "nearest"}
-
-
-def op_version(model):
-    opset = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    if not opset:
-        raise ValueError("model imports no default-domain opset")
-    usable = [v for v in VERSIONS if v <= opset[0]]
-    if not usable:
-        raise ValueError(f"opset {opset[0]} predates GridSample-16")
-    return usable[-1]
-
-
-def attr_value(a):
-    v = helper.get_attribute_value(a)
-    if isinstance(v, bytes):
-        return v.decode()
-    if isinstance(v, (list, tuple)):
-        return ",".join(repr(x) for x in v)
-    return repr(v)
-
-
-def read_pb(path):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return t.name, numpy_helper.to_array(t)
 
 
 def cli_run(cli, tmp, op, attrs, x, g):
@@ -117,7 +92,7 @@ def run_backend_case(cli, case_dir, tmp):
     if len(nodes) != 1 or nodes[0].op_type != "GridSample":
         return False, "model is not a single GridSample node"
     node = nodes[0]
-    op = f"GridSample-{op_version(model)}"
+    op = f"GridSample-{op_version(model, VERSIONS, 'GridSample')}"
     attrs = {a.name: attr_value(a) for a in node.attribute}
     atxt = " ".join(f"{k}={v}" for k, v in attrs.items())
     graph_inputs = [i.name for i in model.graph.input]

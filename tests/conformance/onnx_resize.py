@@ -21,7 +21,8 @@ import tempfile
 try:
     import numpy as np
     import onnx
-    from onnx import helper, numpy_helper
+    from onnx import numpy_helper
+    from onnx_common import attr_value, op_version, read_pb
 except ImportError as e:  # the reference package is optional: ctest reports a skip
     print(f"SKIP: onnx conformance needs numpy and onnx ({e})")
     sys.exit(77)
@@ -34,34 +35,6 @@ RESIZE_VERSIONS = [10, 11, 13, 18, 19]      # the op versions the CLI knows
 RTOL, ATOL = 1e-3, 1e-7                     # onnx.backend.test.loader defaults
 
 
-def op_version(model):
-    """The Resize version a model's default-domain opset resolves to."""
-    opset = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
-    if not opset:
-        raise ValueError("model imports no default-domain opset")
-    usable = [v for v in RESIZE_VERSIONS if v <= opset[0]]
-    if not usable:
-        raise ValueError(f"opset {opset[0]} predates Resize-10")
-    return usable[-1]
-
-
-def attr_value(a):
-    """An ONNX attribute as the CLI spells it (lists comma-separated)."""
-    v = helper.get_attribute_value(a)
-    if isinstance(v, bytes):
-        return v.decode()
-    if isinstance(v, (list, tuple)):
-        return ",".join(repr(x) for x in v)
-    return repr(v)
-
-
-def read_pb(path):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return t.name, numpy_helper.to_array(t)
-
-
 def run_case(cli, case_dir, tmp):
     """Returns (ok, detail) for one node test directory."""
     model = onnx.load(os.path.join(case_dir, "model.onnx"))
@@ -69,7 +42,7 @@ def run_case(cli, case_dir, tmp):
     if len(nodes) != 1 or nodes[0].op_type != "Resize":
         return False, "model is not a single Resize node"
     node = nodes[0]
-    op = f"Resize-{op_version(model)}"
+    op = f"Resize-{op_version(model, RESIZE_VERSIONS, 'Resize')}"
     ports = PORTS if op != "Resize-10" else ["X", "scales"]
     if len(node.input) > len(ports):
         return False, f"{len(node.input)} inputs, {op} has {len(ports)}"
