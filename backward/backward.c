@@ -21,7 +21,6 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,14 +283,6 @@ static int64_t prod(const int64_t *s, int a, int b)
     return n;
 }
 
-typedef struct fused2_job {
-    const drs_plan *p;
-    int kh, kw;        /* the two passes, in execution order */
-    int wantA, wantB;  /* parameter gradients of pass kh / kw */
-    drs_param param;
-    drs_tensor *dx;    /* NULL: no data gradient */
-    int accumulate;
-} fused2_job;
 /* ------------------------- the 2-D data gradient, tiled by input rows
  * Two passes over adjacent axes h, w: dx_b = P_h^T (P_w^T dy_b).  For a block
  * of input rows [i0, i1) of pass h, the rows oh of T = P_w^T dy they read
@@ -412,8 +403,7 @@ out:
     return st;
 }
 
-/* dx (+)= F^T dy.  dx, dy validated; f32 or f64.  (fused2_grads forms the
- * same dx, with the same bits, when it computes a parameter gradient too.) */
+/* dx (+)= F^T dy.  dx, dy validated; f32 or f64. */
 static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_tensor *dy,
                                 int accumulate)
 {
@@ -504,15 +494,12 @@ out:
 
 /* ------------------------------- the 2-D parameter gradients in one pass
  * When the only passes of a chain are two over adjacent axes h, w = h + 1
- * (the common 2-D resize), the parameter gradients of both and the data
- * gradient share one read of dy.  Row r = (b, oh) of dy (Ow x inner) gives
- *   T_r = P_w^T dy_r   (the data gradient's first transposed pass, kept),
+ * (the common 2-D resize), the parameter gradients of both share one read of
+ * dy.  Row r = (b, oh) of dy (Ow x inner) adds
  *   gA += < P_w^T dy_r, (D_h x)_r >,   gB += < D_w^T dy_r, (P_h x)_r >
  * where (P_h x)_r and (D_h x)_r are row oh of the h pass and of its
- * derivative.  The parameter chain runs in double (P_w^T dy_r again in
- * double when the data is f32), the data gradient in the data's type with
- * the bits of backward_data.  Each row's partial sums (4 lanes combined in a
- * fixed order) are added in row order: the same bits for any thread count. */
+ * derivative, all in double.  Each row's partial sums (dot_lanes: a fixed
+ * order) are added in row order: the same bits for any thread count. */
 DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n)
 {
     /* 16 lanes (4 AVX2 vectors) break the add latency chain; they and the
@@ -544,25 +531,29 @@ DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n)
         }                                                                                      \
     } while (0)
 
+typedef struct fused2_job {
+    const drs_plan *p;
+    int kh, kw;        /* the two passes, in execution order */
+    int wantA, wantB;  /* parameter gradients of pass kh / kw */
+    drs_param param;
+} fused2_job;
+
 typedef struct fused2_ctx {
     const fused2_job *J;
     const drs_table *th, *thd;
     const drs_ttable *ttw, *ttwd;
-    const float *wtf;  /* ttw's weights in the data's type */
-    const double *wtd;
     const double *cd;
     int factored;
     const void *x, *dy;
-    void *tbuf;
     double *bufs;
     int64_t Lh, Ow, Oh, inner, rowlen, bufstride;
     double evh;
 } fused2_ctx;
 
-/* Row r = (b, oh) of fused2_grads: T_r (stored), and the row's two partial
- * sums into part[0..1].  TS: the data type; TROW with weights WT: its
- * transposed row in its own type; TROW_D: a transposed row of TS into double. */
-#define DEFINE_FUSED2_ROW(NAME, TS, TROW, WT, TROW_D)                                                   \
+/* Row r = (b, oh) of fused2_grads: the row's two partial sums into
+ * part[0..1].  TS: the data type; TROW_D: a transposed row of TS into
+ * double. */
+#define DEFINE_FUSED2_ROW(NAME, TS, TROW_D)                                                    \
     DRS_CLONES static void NAME(const fused2_ctx *c, int64_t r, int thr, double *part)        \
     {                                                                                          \
         const fused2_job *J = c->J;                                                            \
@@ -570,21 +561,14 @@ typedef struct fused2_ctx {
         double *U = c->bufs + (int64_t)thr * c->bufstride, *V = U + rowlen, *Px = V + rowlen,  \
                *Dx = Px + rowlen, *Z = Dx + rowlen;                                            \
         const TS *g = (const TS *)c->dy + r * c->Ow * inner;                                   \
-        const TS *xb = c->x ? (const TS *)c->x + b * c->Lh * rowlen : NULL;                    \
-        TS *Tr = (TS *)c->tbuf + (J->dx ? r : thr) * rowlen;                                   \
-        /* T_r = P_w^T dy_r in the data's type (the data gradient's bits); the    \
-         * parameter chain needs it in double: U (T_r itself for f64) */                     \
-        TROW(c->ttw, (const TS *)c->WT, g, Tr, inner, 0);                                      \
+        const TS *xb = (const TS *)c->x + b * c->Lh * rowlen;                                  \
         part[0] = part[1] = 0.0;                                                               \
-        if (J->wantA) {                                                                        \
-            if (sizeof(TS) == sizeof(double))                                                  \
-                U = (double *)(void *)Tr;                                                      \
-            else                                                                               \
-                TROW_D(c->ttw, c->ttw->w, g, U, inner, 0);                                     \
+        if (J->wantA) { /* U = P_w^T dy_r */                                                   \
+            TROW_D(c->ttw, c->ttw->w, g, U, inner, 0);                                         \
             PASS_OUTPUT(TS, double, c->thd, c->thd->dw, 0.0, oh, Dx, xb, rowlen);              \
             part[0] = dot_lanes(U, Dx, rowlen);                                                \
         }                                                                                      \
-        if (J->wantB) {                                                                        \
+        if (J->wantB) { /* V = D_w^T dy_r */                                                   \
             if (c->factored) {                                                                 \
                 SCALE_ROWS(Z, c->cd, g, c->Ow, inner);                                         \
                 trow_f64(c->ttwd, c->ttwd->w, Z, V, inner, 0);                                 \
@@ -595,8 +579,8 @@ typedef struct fused2_ctx {
             part[1] = dot_lanes(V, Px, rowlen);                                                \
         }                                                                                      \
     }
-DEFINE_FUSED2_ROW(fused2_row_f32, float, trow_f32, wtf, trow_f32_f64)
-DEFINE_FUSED2_ROW(fused2_row_f64, double, trow_f64, wtd, trow_f64)
+DEFINE_FUSED2_ROW(fused2_row_f32, float, trow_f32_f64)
+DEFINE_FUSED2_ROW(fused2_row_f64, double, trow_f64)
 
 static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const drs_tensor *dy,
                                double *gA, double *gB)
@@ -604,28 +588,22 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     const drs_plan *p = J->p;
     const drs_axis_plan *ah = &p->pass[J->kh], *aw = &p->pass[J->kw];
     const int f32 = p->dtype == DRS_F32;
-    const size_t esz = f32 ? sizeof(float) : sizeof(double);
     *gA = *gB = 0.0;
-    /* shapes: x [outer, Lh, Lw, inner] -> T [outer, Oh, Lw, inner] -> dy [outer, Oh, Ow, inner] */
+    /* shapes: x [outer, Lh, Lw, inner] -> [outer, Oh, Lw, inner] -> dy [outer, Oh, Ow, inner] */
     const int64_t outer = prod(p->in_shape, 0, ah->axis);
     const int64_t inner = prod(p->in_shape, aw->axis + 1, p->rank);
     const int64_t Lh = ah->in_len, Lw = aw->in_len, Oh = ah->O, Ow = aw->O;
     const int64_t rowlen = Lw * inner, nrow = outer * Oh;
-    if (prod(p->in_shape, 0, p->rank) == 0 || prod(p->out_shape, 0, p->rank) == 0) {
-        if (J->dx && !J->accumulate) /* an empty output: dx = 0 */
-            memset(J->dx->data, 0, (size_t)prod(p->in_shape, 0, p->rank) * esz);
+    if (prod(p->in_shape, 0, p->rank) == 0 || prod(p->out_shape, 0, p->rank) == 0)
         return DRS_OK;
-    }
     drs_table th, tw, thd, twd;
-    drs_ttable ttw, tth, ttwd;
+    drs_ttable ttw, ttwd;
     memset(&th, 0, sizeof th);
     memset(&tw, 0, sizeof tw);
     memset(&thd, 0, sizeof thd);
     memset(&twd, 0, sizeof twd);
     memset(&ttw, 0, sizeof ttw);
-    memset(&tth, 0, sizeof tth);
     memset(&ttwd, 0, sizeof ttwd);
-    void *tbuf = NULL;
     double *bufs = NULL, *part = NULL, *cd = NULL, *E = NULL;
     int factored = 0;
     const int nthr = omp_get_max_threads();
@@ -633,12 +611,11 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     const int nb = 4;
     const int64_t zlen = Ow * inner;
     drs_status st;
-    if ((st = drs_table_build(ah, &th, f32, DRS_PARAM_NONE)) ||
-        (st = drs_table_build(aw, &tw, f32, DRS_PARAM_NONE)) ||
+    if ((st = drs_table_build(ah, &th, 0, DRS_PARAM_NONE)) ||
+        (st = drs_table_build(aw, &tw, 0, DRS_PARAM_NONE)) ||
         (J->wantA && (st = drs_table_build(ah, &thd, 0, J->param))) ||
         (J->wantB && (st = drs_table_build(aw, &twd, 0, J->param))) ||
-        (st = ttable_build(&tw, tw.w, Lw, f32, 0.0, &ttw)) ||
-        (J->dx && (st = ttable_build(&th, th.w, Lh, f32, 0.0, &tth))))
+        (J->wantA && (st = ttable_build(&tw, tw.w, Lw, 0, 0.0, &ttw))))
         goto out;
     if (J->wantB) {
         /* D_w = E diag(cd) with cd[o] = dc/dθ and E = dw/dc, which is periodic
@@ -664,18 +641,14 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
                                &ttwd)))
             goto out;
     }
-    if (getenv("DRS_DBG")) fprintf(stderr, "ttw un %d per2 %d ttwd un %d per2 %d fact %d\n", ttw.un, ttw.per2, ttwd.un, ttwd.per2, factored);
-    /* T: the whole intermediate for the data gradient, else a row per thread */
-    tbuf = drs__malloc((size_t)(J->dx ? nrow : nthr) * (size_t)rowlen * esz);
     bufs = drs__malloc((size_t)nthr * (nb * (size_t)rowlen + (size_t)zlen) * sizeof *bufs);
     part = drs__malloc((size_t)nrow * 2 * sizeof *part);
-    if (!tbuf || !bufs || !part) {
+    if (!bufs || !part) {
         st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
         goto out;
     }
-    const fused2_ctx C = {J, &th, &thd, &ttw, &ttwd, ttw.wf, ttw.w, cd, factored, x ? x->data : NULL, dy->data, tbuf,
-                          bufs, Lh, Ow, Oh, inner, rowlen, nb * rowlen + zlen,
-                          p->extrapolation_value};
+    const fused2_ctx C = {J,   &th, &thd, &ttw, &ttwd, cd, factored, x->data, dy->data, bufs, Lh,
+                          Ow,  Oh,  inner, rowlen, nb * rowlen + zlen, p->extrapolation_value};
     _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")
     for (int64_t r = 0; r < nrow; r++) {
         if (f32)
@@ -687,20 +660,12 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
         *gA += part[2 * r];
         *gB += part[2 * r + 1];
     }
-    if (J->dx) { /* the data gradient's second transposed pass, as in backward_data */
-        if (f32)
-            tpass_f32(tbuf, J->dx->data, outer, Oh, rowlen, &tth, J->accumulate);
-        else
-            tpass_f64(tbuf, J->dx->data, outer, Oh, rowlen, &tth, J->accumulate);
-    }
 out:
-    free(tbuf);
     free(bufs);
     free(part);
     free(cd);
     free(E);
     ttable_free(&ttw);
-    ttable_free(&tth);
     ttable_free(&ttwd);
     drs_table_free(&th);
     drs_table_free(&tw);
@@ -857,57 +822,45 @@ static int param_slot(const drs_plan *p, int k, drs_param param, int n)
 /* Parameter gradients for every pass with a param_index; results land in
  * tmp[] first so that nothing is written before every computation succeeded.
  * A parameter whose chain is two passes over adjacent axes (the common 2-D
- * resize) is computed with its partner's by fused2_grads; when those two are
- * the plan's only non-identity passes and dx is given, the data gradient is
- * formed in the same pass, last (after every call that can fail), and
- * *dx_done is set. */
+ * resize) is computed with its partner's by fused2_grads. */
 static drs_status param_grads(const drs_plan *p, const drs_tensor *x, const drs_tensor *dy,
-                              drs_param param, int n, double *tmp, drs_tensor *dx,
-                              int accumulate, int *dx_done)
+                              drs_param param, int n, double *tmp)
 {
     for (int i = 0; i < n; i++)
         tmp[i] = 0.0;
-    *dx_done = 0;
     drs_tables T;
     drs_status st = drs_tables_build(p, &T, 0, -1, DRS_PARAM_NONE);
     if (st)
         return st;
     int act[DRS_MAX_RANK] = {0}, done[DRS_MAX_RANK] = {0};
-    const int nact = T.nact;
     for (int a = 0; a < T.nact; a++)
         act[T.active[a]] = 1;
     drs_tables_free(p, &T);
-    for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < p->npass; k++) {
-            if (done[k] || param_slot(p, k, param, n) < 0)
-                continue;
-            int S[DRS_MAX_RANK + 1], ns = 0; /* the chain of k: active passes and k */
-            for (int q = 0; q < p->npass; q++)
-                if (act[q] || q == k)
-                    S[ns++] = q;
-            const int pair = ns == 2 && p->pass[S[1]].axis == p->pass[S[0]].axis + 1;
-            if (pair && act[k] && pass == 0)
-                continue; /* the active pair: last, with the data gradient */
-            if (pair) {
-                fused2_job J = {p, S[0], S[1], 0, 0, param, NULL, accumulate};
-                J.wantA = param_slot(p, S[0], param, n) >= 0 && !done[S[0]];
-                J.wantB = param_slot(p, S[1], param, n) >= 0 && !done[S[1]];
-                J.dx = (pass == 1 && nact == 2) ? dx : NULL;
-                double gA, gB;
-                if ((st = fused2_grads(&J, x, dy, &gA, &gB)))
-                    return st;
-                if (J.wantA)
-                    tmp[param_slot(p, S[0], param, n)] = gA;
-                if (J.wantB)
-                    tmp[param_slot(p, S[1], param, n)] = gB;
-                done[S[0]] = done[S[1]] = 1;
-                *dx_done = J.dx != NULL;
-                continue;
-            }
-            if ((st = param_grad(p, x, dy, k, param, &tmp[param_slot(p, k, param, n)])))
+    for (int k = 0; k < p->npass; k++) {
+        if (done[k] || param_slot(p, k, param, n) < 0)
+            continue;
+        int S[DRS_MAX_RANK + 1], ns = 0; /* the chain of k: active passes and k */
+        for (int q = 0; q < p->npass; q++)
+            if (act[q] || q == k)
+                S[ns++] = q;
+        if (ns == 2 && p->pass[S[1]].axis == p->pass[S[0]].axis + 1) {
+            fused2_job J = {p, S[0], S[1], 0, 0, param};
+            J.wantA = param_slot(p, S[0], param, n) >= 0 && !done[S[0]];
+            J.wantB = param_slot(p, S[1], param, n) >= 0 && !done[S[1]];
+            double gA, gB;
+            if ((st = fused2_grads(&J, x, dy, &gA, &gB)))
                 return st;
-            done[k] = 1;
+            if (J.wantA)
+                tmp[param_slot(p, S[0], param, n)] = gA;
+            if (J.wantB)
+                tmp[param_slot(p, S[1], param, n)] = gB;
+            done[S[0]] = done[S[1]] = 1;
+            continue;
         }
+        if ((st = param_grad(p, x, dy, k, param, &tmp[param_slot(p, k, param, n)])))
+            return st;
+        done[k] = 1;
+    }
     return DRS_OK;
 }
 
@@ -938,15 +891,13 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
         return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
                          DRS_MAX_RANK);
     double tmp[DRS_MAX_RANK];
-    int dx_done = 0;
     if (scales_delta && use_scales &&
-        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp, dx, mode == DRS_GRAD_ACCUMULATE,
-                         &dx_done)))
+        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
         return s;
     if (scales_delta && !use_scales)
         for (int i = 0; i < ns; i++)
             tmp[i] = 0.0; /* sizes mode: the scales do not enter the forward */
-    if (dx && !dx_done && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
+    if (dx && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)
         store_params(scales_delta, tmp, ns, mode);
@@ -1006,24 +957,17 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
         return drs__fail(DRS_ERR_INVALID_ARGUMENT,
                          "%s: roi_delta was requested but no roi was given", p.op);
     double ts[DRS_MAX_RANK], tr[2 * DRS_MAX_RANK];
-    const int acc = mode == DRS_GRAD_ACCUMULATE;
-    int dx_done = 0, unused;
-    /* the data gradient may share the scales' pass only when nothing that
-     * can fail comes after it */
-    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts,
-                                         roi_delta ? NULL : X_delta, acc, &dx_done)))
+    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
         return s;
     if (roi_delta) {
         double te[2 * DRS_MAX_RANK];
-        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr, NULL, acc,
-                             &unused)) ||
-            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te, NULL, acc,
-                             &unused)))
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)) ||
+            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
             return s;
         for (int i = in->n_roi / 2; i < in->n_roi; i++)
             tr[i] = te[i];
     }
-    if (X_delta && !dx_done && (s = backward_data(&p, X_delta, Y_delta, acc)))
+    if (X_delta && (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)
         store_params(scales_delta, ts, in->n_scales, mode);
