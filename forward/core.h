@@ -164,16 +164,6 @@ int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
 #define DRS_CLONES
 #endif
 
-/* dst[0..bytes) = src[0..bytes) with non-temporal (streaming) stores where
- * the target has them (x86-64), memcpy elsewhere.  For outputs far larger
- * than the caches: no read-for-ownership of the destination, which would
- * otherwise double the memory traffic of a write.  Each thread that streamed
- * calls drs__stream_fence() once before the region's closing barrier. */
-void drs__stream_copy(void *dst, const void *src, size_t bytes);
-void drs__stream_fence(void);
-/* Outputs of at least this many bytes are written with drs__stream_copy. */
-#define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
-
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for
  * n > 0 taps, in this exact order (every pass variant uses it, so fused and

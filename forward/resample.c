@@ -22,7 +22,14 @@
 
 #define PAR_MIN_WORK 32768
 
-void drs__stream_copy(void *dst, const void *src, size_t bytes)
+/* dst[0..bytes) = src[0..bytes) with non-temporal (streaming) stores where
+ * the target has them (x86-64), memcpy elsewhere.  For outputs far larger
+ * than the caches: no read-for-ownership of the destination, which would
+ * otherwise double the memory traffic of a write.  Each thread that streamed
+ * calls stream_fence() once before the region's closing barrier.  Nearest
+ * outputs of at least DRS_STREAM_MIN_BYTES are written this way. */
+#define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
+static void stream_copy(void *dst, const void *src, size_t bytes)
 {
 #if defined(__SSE2__)
     char *d = dst;
@@ -42,7 +49,7 @@ void drs__stream_copy(void *dst, const void *src, size_t bytes)
 #endif
 }
 
-void drs__stream_fence(void)
+static void stream_fence(void)
 {
 #if defined(__SSE2__)
     _mm_sfence();
@@ -576,16 +583,16 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
                 continue;
             }
             if (!fw) {
-                drs__stream_copy(dst, xrow, (size_t)Wo * es);
+                stream_copy(dst, xrow, (size_t)Wo * es);
                 continue;
             }
             if (formed != src)
                 unit_gather_row(buf, xrow, fw, Wo, es);
             formed = src;
-            drs__stream_copy(dst, buf, (size_t)Wo * es);
+            stream_copy(dst, buf, (size_t)Wo * es);
         }
         if (rowbufs)
-            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
+            stream_fence(); /* this thread's streaming stores, before the barrier */
     }
 }
 
@@ -609,7 +616,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     const int nact = T.nact;
     const int *active = T.active;
     /* nearest outputs far larger than the caches are streamed out
-     * (drs__stream_copy; measured: W2 15.8 -> 12.2 ms at 1 thread, 12.7 ->
+     * (stream_copy; measured: W2 15.8 -> 12.2 ms at 1 thread, 12.7 ->
      * 10.3 at 2; the fused linear passes gained nothing from it) */
     const int stream = (int64_t)ny >= DRS_STREAM_MIN_BYTES / (int64_t)drs_dtype_size(p->dtype);
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
