@@ -109,5 +109,7 @@ static inline void drs__ag_touch(drs_var *v) { v->reached = 1; }
 
 /* The loop threshold below which OpenMP is not worth starting. */
 #define AG_PAR_MIN 32768
+/* The library's thread setting (drs_set_num_threads), applied per region. */
+int ag__nthreads(void);
 
 #endif

@@ -12,11 +12,19 @@
  */
 #include "ag_internal.h"
 
+#include <omp.h>
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int ag__nthreads(void)
+{
+    const int n = drs_get_num_threads();
+    return n > 0 ? n : omp_get_max_threads();
+}
 
 #define AG_ALIGN 64
 #define AG_BLOCK ((size_t)1 << 20)
@@ -346,14 +354,14 @@ void drs__ag_axpy(drs_dtype dt, int64_t n, double alpha, const void *src, void *
     if (dt == DRS_F64) {
         const double *x = src;
         double *y = dst;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN)
+#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
         for (int64_t i = 0; i < n; i++)
             y[i] += alpha * x[i];
     } else {
         const float *x = src;
         float *y = dst;
         const float a = (float)alpha;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN)
+#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
         for (int64_t i = 0; i < n; i++)
             y[i] += a * x[i];
     }

@@ -260,12 +260,12 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
         if (inner == 1) {                                                                      \
-            _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK)")       \
+            _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK) num_threads(drs__nthreads())")       \
             for (int64_t b = 0; b < outer; b++)                                                \
                 ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK)") \
+        _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK) num_threads(drs__nthreads())") \
         for (int64_t b = 0; b < outer; b++)                                                    \
             for (int64_t j = 0; j < Lin; j++)                                                  \
                 TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner, 0);      \
@@ -375,7 +375,7 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         i0 = i1;
     }
     bstart[nblk] = Lh;
-    const int nthr = omp_get_max_threads();
+    const int nthr = drs__nthreads();
     bufs = drs__malloc((size_t)nthr * (size_t)maxr * (size_t)rowlen * esz);
     if (!bufs) {
         st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
@@ -384,7 +384,7 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     const tiled2 c = {&ttw, &tth, dy->data, dx->data, bstart, olo, ohi, nblk, Oh, Ow, Lh,
                       inner, rowlen, accumulate};
     const int64_t ntask = outer * nblk;
-    _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK)")
+    _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK) num_threads(drs__nthreads())")
     for (int64_t task = 0; task < ntask; task++) {
         const int64_t off = (int64_t)omp_get_thread_num() * maxr * rowlen;
         if (f32)
@@ -606,7 +606,7 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     memset(&ttwd, 0, sizeof ttwd);
     double *bufs = NULL, *part = NULL, *cd = NULL, *E = NULL;
     int factored = 0;
-    const int nthr = omp_get_max_threads();
+    const int nthr = drs__nthreads();
     /* per thread: U (P_w^T dy in double), V (D_w^T dy), P_h x, D_h x; Z (cd * dy) */
     const int nb = 4;
     const int64_t zlen = Ow * inner;
@@ -649,7 +649,7 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     }
     const fused2_ctx C = {J,   &th, &thd, &ttw, &ttwd, cd, factored, x->data, dy->data, bufs, Lh,
                           Ow,  Oh,  inner, rowlen, nb * rowlen + zlen, p->extrapolation_value};
-    _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK)")
+    _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK) num_threads(drs__nthreads())")
     for (int64_t r = 0; r < nrow; r++) {
         if (f32)
             fused2_row_f32(&C, r, omp_get_thread_num(), &part[2 * r]);

@@ -25,6 +25,9 @@ void drs__clear_error(void);
  * drs_debug_fail_allocation). */
 void *drs__malloc(size_t n);
 void *drs__calloc(size_t n, size_t size);
+/* The team size for the library's parallel regions: drs_set_num_threads()'s
+ * value, or omp_get_max_threads() when it is 0. */
+int drs__nthreads(void);
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r); /* 1 on overflow (a,b >= 0) */
 int drs__add_overflow(int64_t a, int64_t b, int64_t *r);
 /* 1 when the data ranges of two validated tensors overlap (empty ones never do). */

@@ -4,6 +4,7 @@
 #include "core.h"
 
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,13 +39,39 @@ drs_status drs__fail(drs_status s, const char *fmt, ...)
     return s;
 }
 
+/* The library's own thread count (0: OpenMP's default).  It is applied with a
+ * num_threads() clause on each of the library's parallel regions and never
+ * through omp_set_num_threads(), so the host's OpenMP state is left alone.
+ * Relaxed atomic: a setting read at the start of each region, not a sum. */
+static _Atomic int drs_nthreads_setting = 0;
+
 drs_status drs_set_num_threads(int n)
 {
-    if (n < 1 || n > 4096)
-        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "threads must be in [1, 4096], got %d", n);
-    omp_set_num_threads(n);
+    if (n < 0 || n > 4096)
+        return drs__fail(DRS_ERR_INVALID_ARGUMENT,
+                         "drs_set_num_threads: n must be in [0, 4096] (0: OpenMP's default), got %d",
+                         n);
+    atomic_store_explicit(&drs_nthreads_setting, n, memory_order_relaxed);
     return DRS_OK;
 }
+
+int drs_get_num_threads(void)
+{
+    return atomic_load_explicit(&drs_nthreads_setting, memory_order_relaxed);
+}
+
+int drs__nthreads(void)
+{
+    const int n = atomic_load_explicit(&drs_nthreads_setting, memory_order_relaxed);
+    return n > 0 ? n : omp_get_max_threads();
+}
+
+int drs_version(void)
+{
+    return DRS_VERSION_MAJOR * 10000 + DRS_VERSION_MINOR * 100 + DRS_VERSION_PATCH;
+}
+
+const char *drs_version_string(void) { return DRS_VERSION_STRING; }
 
 /* Allocation-failure injection (tests): the countdown is per thread, as every
  * allocation of a call happens on the calling thread, outside parallel regions. */

@@ -13,7 +13,8 @@
  *    any output buffer, and drs_last_error() returns a thread-local message
  *    naming the argument and value ("Resize-19: scales[1] must be > 0, got -2").
  *  - Threads: OpenMP.  Results are bitwise identical for any thread count.
- *    Use drs_set_num_threads() (or OMP_NUM_THREADS) to choose the count.
+ *    Use drs_set_num_threads() (or OMP_NUM_THREADS) to choose the count;
+ *    the library never changes the host's OpenMP settings.
  *  - Coordinates and weights are computed in double.
  */
 #ifndef DRESAMPLE_H
@@ -29,6 +30,10 @@ extern "C" {
 #define DRS_VERSION_MAJOR 0
 #define DRS_VERSION_MINOR 1
 #define DRS_VERSION_PATCH 0
+/* "MAJOR.MINOR.PATCH" of the header; drs_version_string() is the library's. */
+#define DRS_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH of the header; drs_version() is the library's. */
+#define DRS_VERSION_NUMBER (DRS_VERSION_MAJOR * 10000 + DRS_VERSION_MINOR * 100 + DRS_VERSION_PATCH)
 #define DRS_MAX_RANK 8
 
 /* ---------------------------------------------------------------- status */
@@ -56,8 +61,21 @@ void drs_debug_fail_allocation(long n);
  * on the calling thread since the last reset (reset != 0 resets it). */
 size_t drs_debug_max_allocation(int reset);
 
-/* Sets the OpenMP thread count used by the library (n >= 1). */
+/* The version of the library actually linked, as DRS_VERSION_NUMBER and
+ * DRS_VERSION_STRING give it for the header compiled against (compare them to
+ * catch a header/library mismatch, as zlibVersion() does). */
+int drs_version(void);
+const char *drs_version_string(void);
+
+/* The library's own thread count, in [0, 4096]; 0 (the default) means
+ * OpenMP's default (omp_get_max_threads() of the calling thread, so
+ * OMP_NUM_THREADS).  It is applied with num_threads() on the library's
+ * parallel regions only: the host program's OpenMP settings and its own
+ * parallel regions are never changed.  Results are bitwise identical for any
+ * thread count.  A process-wide setting: set it before calls, not during. */
 drs_status drs_set_num_threads(int n);
+/* The value last set by drs_set_num_threads (0 if never set). */
+int drs_get_num_threads(void);
 
 /* ---------------------------------------------------------------- tensor */
 typedef enum drs_dtype {

@@ -1,7 +1,10 @@
 /* test_threads.c — the output is bitwise identical for 1, 2 and 4 threads, for
  * every op family and mode, on shapes large enough to take the parallel path;
- * and NCHW vs NHWC (axes {1,2}) give the same bits as a transposed copy. */
+ * and NCHW vs NHWC (axes {1,2}) give the same bits as a transposed copy; and
+ * the library's thread setting never changes the host's OpenMP state. */
 #include <dresample.h>
+
+#include <omp.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,8 +207,66 @@ static void check_nhwc(int64_t C)
     free(gyt);
 }
 
+/* The host's own parallel regions keep their thread count whatever the
+ * library's setting is, and the library's results do not depend on either. */
+static void check_host_threads(void)
+{
+    g_cases++;
+    const int64_t n = 2 * 3 * 64 * 80;
+    float *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((i * 7919) % 1000) / 999.0f;
+    drs_tensor xt = {DRS_F32, 4, {2, 3, 64, 80}, x};
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_CUBIC;
+    static const double sc[4] = {1, 1, 1.7, 0.55};
+    drs_resize_inputs in = {NULL, 0, sc, 4, NULL, 0};
+    int r;
+    int64_t os[8];
+    drs_resize_infer_shape(&a, &xt, &in, &r, os);
+    const int64_t m = os[0] * os[1] * os[2] * os[3];
+    float *y0 = malloc((size_t)m * sizeof *y0), *y1 = malloc((size_t)m * sizeof *y1);
+    drs_tensor y0t = {DRS_F32, 4, {os[0], os[1], os[2], os[3]}, y0};
+    drs_tensor y1t = y0t;
+    y1t.data = y1;
+
+    omp_set_num_threads(3);
+    const int lib_vals[3] = {1, 4, 0};
+    int bad = 0;
+    for (int k = 0; k < 3; k++) {
+        if (drs_set_num_threads(lib_vals[k]) != DRS_OK || drs_get_num_threads() != lib_vals[k])
+            bad |= 1;
+        if (drs_resize_forward(k ? &y1t : &y0t, &xt, &in, &a) != DRS_OK)
+            bad |= 2;
+        if (k && memcmp(y0, y1, (size_t)m * sizeof *y0) != 0)
+            bad |= 4;
+        int team = 0;
+#pragma omp parallel
+        {
+#pragma omp single
+            team = omp_get_num_threads();
+        }
+        if (team != 3 || omp_get_max_threads() != 3) {
+            printf("FAIL host threads: after drs_set_num_threads(%d) the host's region has %d "
+                   "threads (max %d), expected 3\n", lib_vals[k], team, omp_get_max_threads());
+            bad |= 8;
+        }
+    }
+    if (drs_set_num_threads(-1) != DRS_ERR_INVALID_ARGUMENT || drs_get_num_threads() != 0 ||
+        !strstr(drs_last_error(), "-1"))
+        bad |= 16;
+    if (bad) {
+        printf("FAIL host threads: flags %d\n", bad);
+        g_fail++;
+    }
+    free(x);
+    free(y0);
+    free(y1);
+}
+
 int main(void)
 {
+    check_host_threads();
     const drs_interp_mode rmodes[3] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
     const drs_dtype types[4] = {DRS_F32, DRS_F64, DRS_U8, DRS_I32};
     char name[128];
