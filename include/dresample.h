@@ -36,6 +36,17 @@ extern "C" {
 #define DRS_VERSION_NUMBER (DRS_VERSION_MAJOR * 10000 + DRS_VERSION_MINOR * 100 + DRS_VERSION_PATCH)
 #define DRS_MAX_RANK 8
 
+/* Marks the public API: the libraries are built with hidden visibility and
+ * export exactly the functions so marked.  Define DRS_API yourself to
+ * override (e.g. empty, for a static build with your own visibility rules). */
+#ifndef DRS_API
+#if defined(__GNUC__) || defined(__clang__)
+#define DRS_API __attribute__((visibility("default")))
+#else
+#define DRS_API
+#endif
+#endif
+
 /* ---------------------------------------------------------------- status */
 typedef enum drs_status {
     DRS_OK = 0,
@@ -48,24 +59,24 @@ typedef enum drs_status {
 } drs_status;
 
 /* A fixed string per status code ("invalid argument", ...). */
-const char *drs_status_str(drs_status s);
+DRS_API const char *drs_status_str(drs_status s);
 /* The detailed message of the last failing call on this thread ("" if none). */
-const char *drs_last_error(void);
+DRS_API const char *drs_last_error(void);
 
 /* Test hook: the n-th scratch allocation (0-based) made by the library on the
  * calling thread from now on fails, once (-1 disables).  Lets tests prove that
  * every allocation failure returns DRS_ERR_NOMEM with the outputs untouched
  * and nothing leaked. */
-void drs_debug_fail_allocation(long n);
+DRS_API void drs_debug_fail_allocation(long n);
 /* Test hook: the largest single scratch allocation (bytes) the library made
  * on the calling thread since the last reset (reset != 0 resets it). */
-size_t drs_debug_max_allocation(int reset);
+DRS_API size_t drs_debug_max_allocation(int reset);
 
 /* The version of the library actually linked, as DRS_VERSION_NUMBER and
  * DRS_VERSION_STRING give it for the header compiled against (compare them to
  * catch a header/library mismatch, as zlibVersion() does). */
-int drs_version(void);
-const char *drs_version_string(void);
+DRS_API int drs_version(void);
+DRS_API const char *drs_version_string(void);
 
 /* The library's own thread count, in [0, 4096]; 0 (the default) means
  * OpenMP's default (omp_get_max_threads() of the calling thread, so
@@ -73,9 +84,9 @@ const char *drs_version_string(void);
  * parallel regions only: the host program's OpenMP settings and its own
  * parallel regions are never changed.  Results are bitwise identical for any
  * thread count.  A process-wide setting: set it before calls, not during. */
-drs_status drs_set_num_threads(int n);
+DRS_API drs_status drs_set_num_threads(int n);
 /* The value last set by drs_set_num_threads (0 if never set). */
-int drs_get_num_threads(void);
+DRS_API int drs_get_num_threads(void);
 
 /* ---------------------------------------------------------------- tensor */
 typedef enum drs_dtype {
@@ -94,10 +105,10 @@ typedef struct drs_tensor {
     void *data;                    /* may be NULL only when the tensor is empty */
 } drs_tensor;
 
-const char *drs_dtype_name(drs_dtype t);
-size_t drs_dtype_size(drs_dtype t);
+DRS_API const char *drs_dtype_name(drs_dtype t);
+DRS_API size_t drs_dtype_size(drs_dtype t);
 /* Element count with overflow check. */
-drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel);
+DRS_API drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel);
 
 /* ------------------------------------------------------ shared enumerations */
 typedef enum drs_interp_mode {
@@ -140,14 +151,14 @@ typedef enum drs_aspect_policy {
 } drs_aspect_policy;
 
 /* String <-> enum (the op documents' spelling).  Return -1 when unknown. */
-int drs_interp_mode_from_str(const char *s);
-int drs_coord_mode_from_str(const char *s);
-int drs_nearest_mode_from_str(const char *s);
-int drs_shape_calc_from_str(const char *s);
-int drs_aspect_policy_from_str(const char *s);
-const char *drs_interp_mode_str(drs_interp_mode m);
-const char *drs_coord_mode_str(drs_coord_mode m);
-const char *drs_nearest_mode_str(drs_nearest_mode m);
+DRS_API int drs_interp_mode_from_str(const char *s);
+DRS_API int drs_coord_mode_from_str(const char *s);
+DRS_API int drs_nearest_mode_from_str(const char *s);
+DRS_API int drs_shape_calc_from_str(const char *s);
+DRS_API int drs_aspect_policy_from_str(const char *s);
+DRS_API const char *drs_interp_mode_str(drs_interp_mode m);
+DRS_API const char *drs_coord_mode_str(drs_coord_mode m);
+DRS_API const char *drs_nearest_mode_str(drs_nearest_mode m);
 
 /* ======================================================================
  * OpenVINO Interpolate-1 / -4 / -11
@@ -168,7 +179,7 @@ typedef struct drs_interpolate_attrs {
 } drs_interpolate_attrs;
 
 /* Defaults of the given version (1, 4 or 11); mode nearest, sizes mode. */
-drs_interpolate_attrs drs_interpolate_attrs_default(int version);
+DRS_API drs_interpolate_attrs drs_interpolate_attrs_default(int version);
 
 /* The 1-D inputs.  A NULL pointer means "absent".
  *  v1:  sizes = target_spatial_shape (one per axis, axes required: a set).
@@ -182,13 +193,13 @@ typedef struct drs_interpolate_inputs {
     const int64_t *axes;   int n_axes;
 } drs_interpolate_inputs;
 
-drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attrs,
+DRS_API drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attrs,
                                        const drs_tensor *data,
                                        const drs_interpolate_inputs *in,
                                        int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
 
 /* output: caller-allocated, dtype == data->dtype, shape from infer_shape. */
-drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
+DRS_API drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_interpolate_inputs *in,
                                    const drs_interpolate_attrs *attrs);
 
@@ -209,7 +220,7 @@ typedef struct drs_resize_attrs {
     int64_t axes[DRS_MAX_RANK];           /* negative values allowed (normalised) */
 } drs_resize_attrs;
 
-drs_resize_attrs drs_resize_attrs_default(int opset);
+DRS_API drs_resize_attrs drs_resize_attrs_default(int opset);
 
 /* 1-D inputs; NULL or a zero count means "absent" (ONNX empty tensor). */
 typedef struct drs_resize_inputs {
@@ -218,10 +229,10 @@ typedef struct drs_resize_inputs {
     const int64_t *sizes;  int n_sizes;
 } drs_resize_inputs;
 
-drs_status drs_resize_infer_shape(const drs_resize_attrs *attrs, const drs_tensor *X,
+DRS_API drs_status drs_resize_infer_shape(const drs_resize_attrs *attrs, const drs_tensor *X,
                                   const drs_resize_inputs *in,
                                   int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
-drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X,
+DRS_API drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X,
                               const drs_resize_inputs *in, const drs_resize_attrs *attrs);
 
 /* ======================================================================
@@ -253,13 +264,13 @@ typedef struct drs_torch_interpolate_attrs {
     int recompute_scale_factor;        /* -1 = None, 0, 1 */
 } drs_torch_interpolate_attrs;
 
-drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void);
-int drs_torch_mode_from_str(const char *s);
+DRS_API drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void);
+DRS_API int drs_torch_mode_from_str(const char *s);
 
-drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *attrs,
+DRS_API drs_status drs_torch_interpolate_infer_shape(const drs_torch_interpolate_attrs *attrs,
                                              const drs_tensor *input, int *out_rank,
                                              int64_t out_shape[DRS_MAX_RANK]);
-drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *input,
+DRS_API drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_tensor *input,
                                          const drs_torch_interpolate_attrs *attrs);
 
 /* ======================================================================
@@ -302,19 +313,19 @@ typedef struct drs_grid_sample_attrs {
     int align_corners;            /* default 0 */
 } drs_grid_sample_attrs;
 
-drs_grid_sample_attrs drs_grid_sample_attrs_default(int version);
+DRS_API drs_grid_sample_attrs drs_grid_sample_attrs_default(int version);
 /* Accepts every spelling of every version ("bilinear", "linear", "bicubic",
  * "cubic", "nearest"); -1 when unknown.  drs_grid_mode_str gives the
  * spelling of the given version. */
-int drs_grid_mode_from_str(const char *s);
-int drs_grid_padding_from_str(const char *s);
-const char *drs_grid_mode_str(drs_grid_mode m, int version);
-const char *drs_grid_padding_str(drs_grid_padding p);
+DRS_API int drs_grid_mode_from_str(const char *s);
+DRS_API int drs_grid_padding_from_str(const char *s);
+DRS_API const char *drs_grid_mode_str(drs_grid_mode m, int version);
+DRS_API const char *drs_grid_padding_str(drs_grid_padding p);
 
-drs_status drs_grid_sample_infer_shape(const drs_grid_sample_attrs *attrs, const drs_tensor *data,
+DRS_API drs_status drs_grid_sample_infer_shape(const drs_grid_sample_attrs *attrs, const drs_tensor *data,
                                        const drs_tensor *grid, int *out_rank,
                                        int64_t out_shape[DRS_MAX_RANK]);
-drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
+DRS_API drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs);
 
 /* ======================================================================
@@ -346,7 +357,7 @@ typedef enum drs_grad_mode {
 
 /* Interpolate-1/4/11.  scales_delta: in->n_scales entries (scales mode; in
  * sizes mode it is set to zeros when given). */
-drs_status drs_interpolate_backward(drs_tensor *data_delta, double *scales_delta,
+DRS_API drs_status drs_interpolate_backward(drs_tensor *data_delta, double *scales_delta,
                                     const drs_tensor *output_delta, const drs_tensor *data,
                                     const drs_interpolate_inputs *in,
                                     const drs_interpolate_attrs *attrs, drs_grad_mode mode);
@@ -354,20 +365,20 @@ drs_status drs_interpolate_backward(drs_tensor *data_delta, double *scales_delta
 /* InterpolateBackprop-4 (seed 001): attrs->version must be 4; outputs
  * input_delta (shape of data) and scales_delta (scales mode only: requesting
  * it in sizes mode is an error, as the seed has no such output there). */
-drs_status drs_interpolate_backprop(drs_tensor *input_delta, double *scales_delta,
+DRS_API drs_status drs_interpolate_backprop(drs_tensor *input_delta, double *scales_delta,
                                     const drs_tensor *data, const drs_tensor *output_delta,
                                     const drs_interpolate_inputs *in,
                                     const drs_interpolate_attrs *attrs, drs_grad_mode mode);
 
 /* ONNX Resize.  scales_delta needs the scales input (in->n_scales entries);
  * roi_delta needs the roi input (in->n_roi entries). */
-drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double *roi_delta,
+DRS_API drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double *roi_delta,
                                const drs_tensor *output_delta, const drs_tensor *X,
                                const drs_resize_inputs *in, const drs_resize_attrs *attrs,
                                drs_grad_mode mode);
 
 /* PyTorch preset: the input gradient of F.interpolate. */
-drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
+DRS_API drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
                                           const drs_tensor *output_delta,
                                           const drs_tensor *input,
                                           const drs_torch_interpolate_attrs *attrs,
@@ -382,7 +393,7 @@ drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
  * by a per-channel scatter into double planes or by a gather through the
  * transposed tap list (parallel over pixels even for N = 1); the scheme and
  * the summation order are fixed by the shapes alone. */
-drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_delta,
+DRS_API drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_delta,
                                     const drs_tensor *output_delta, const drs_tensor *data,
                                     const drs_tensor *grid, const drs_grid_sample_attrs *attrs,
                                     drs_grad_mode mode);

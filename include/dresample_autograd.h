@@ -105,71 +105,71 @@ typedef struct drs_tape_pos {
 
 /* ---------------------------------------------------------------- tape */
 /* Creates an empty tape (grad mode on).  *tape is set only on success. */
-drs_status drs_tape_new(drs_tape **tape);
+DRS_API drs_status drs_tape_new(drs_tape **tape);
 /* Frees the tape, every var and buffer in it.  NULL is a no-op. */
-void drs_tape_free(drs_tape *tape);
+DRS_API void drs_tape_free(drs_tape *tape);
 
 /* Current end of the tape; drs_tape_rewind(t, pos) frees everything created
  * after it.  A position stays valid until the tape is rewound to an earlier
  * one. */
-drs_tape_pos drs_tape_tell(const drs_tape *tape);
-drs_status drs_tape_rewind(drs_tape *tape, drs_tape_pos pos);
+DRS_API drs_tape_pos drs_tape_tell(const drs_tape *tape);
+DRS_API drs_status drs_tape_rewind(drs_tape *tape, drs_tape_pos pos);
 
 /* Grad mode: returns the previous setting (1 = record, 0 = no-grad). */
-int drs_tape_set_grad_enabled(drs_tape *tape, int enabled);
-int drs_tape_grad_enabled(const drs_tape *tape);
+DRS_API int drs_tape_set_grad_enabled(drs_tape *tape, int enabled);
+DRS_API int drs_tape_grad_enabled(const drs_tape *tape);
 
 /* Sets every gradient on the tape (leaves and recorded vars) to zero. */
-drs_status drs_tape_zero_grad(drs_tape *tape);
+DRS_API drs_status drs_tape_zero_grad(drs_tape *tape);
 
 /* Backward from a one-element var (d loss = 1).  Errors: loss NULL, not one
  * element, or requiring no grad (built in no-grad mode or from constants). */
-drs_status drs_tape_backward(drs_var *loss);
+DRS_API drs_status drs_tape_backward(drs_var *loss);
 /* Backward from any var with a given output gradient dy (same shape and
  * dtype as y's value): vector-Jacobian product, otherwise as above. */
-drs_status drs_tape_backward_grad(drs_var *y, const drs_tensor *dy);
+DRS_API drs_status drs_tape_backward_grad(drs_var *y, const drs_tensor *dy);
 
 /* Number of vars on the tape and arena bytes in use (for tests, leak hunts). */
-int64_t drs_tape_num_vars(const drs_tape *tape);
-size_t drs_tape_bytes(const drs_tape *tape);
+DRS_API int64_t drs_tape_num_vars(const drs_tape *tape);
+DRS_API size_t drs_tape_bytes(const drs_tape *tape);
 
 /* ---------------------------------------------------------------- vars */
 /* A leaf of the given dtype (f32 or f64) and shape (rank 1..8).  init: NULL
  * for zeros, else numel elements of dtype copied in.  requires_grad: 0 or 1. */
-drs_status drs_var_new(drs_var **out, drs_tape *tape, drs_dtype dtype, int rank,
+DRS_API drs_status drs_var_new(drs_var **out, drs_tape *tape, drs_dtype dtype, int rank,
                        const int64_t *shape, const void *init, int requires_grad);
 /* A leaf holding a copy of t (f32 or f64). */
-drs_status drs_var_from_tensor(drs_var **out, drs_tape *tape, const drs_tensor *t,
+DRS_API drs_status drs_var_from_tensor(drs_var **out, drs_tape *tape, const drs_tensor *t,
                                int requires_grad);
 
 /* The value (a view into the tape: the elements may be written, see above). */
-drs_tensor drs_var_value(const drs_var *v);
+DRS_API drs_tensor drs_var_value(const drs_var *v);
 /* The gradient view; data is NULL when v requires no grad. */
-drs_tensor drs_var_grad(const drs_var *v);
-int drs_var_requires_grad(const drs_var *v);
-int drs_var_is_leaf(const drs_var *v);
+DRS_API drs_tensor drs_var_grad(const drs_var *v);
+DRS_API int drs_var_requires_grad(const drs_var *v);
+DRS_API int drs_var_is_leaf(const drs_var *v);
 /* Element 0 of the value as a double (the loss); NaN when v is NULL or empty. */
-double drs_var_item(const drs_var *v);
+DRS_API double drs_var_item(const drs_var *v);
 
 /* ---------------------------------------------------------------- ops
  * Each op: *out receives a new var on the inputs' tape.  Shapes below. */
 
 /* Elementwise, a and b of equal dtype and shape: out = a + b, a - b, a * b. */
-drs_status drs_ag_add(drs_var **out, drs_var *a, drs_var *b);
-drs_status drs_ag_sub(drs_var **out, drs_var *a, drs_var *b);
-drs_status drs_ag_mul(drs_var **out, drs_var *a, drs_var *b);
+DRS_API drs_status drs_ag_add(drs_var **out, drs_var *a, drs_var *b);
+DRS_API drs_status drs_ag_sub(drs_var **out, drs_var *a, drs_var *b);
+DRS_API drs_status drs_ag_mul(drs_var **out, drs_var *a, drs_var *b);
 /* out = c * a (c finite). */
-drs_status drs_ag_scale(drs_var **out, drs_var *a, double c);
+DRS_API drs_status drs_ag_scale(drs_var **out, drs_var *a, double c);
 /* out = max(a, 0); the gradient at a == 0 is 0. */
-drs_status drs_ag_relu(drs_var **out, drs_var *a);
+DRS_API drs_status drs_ag_relu(drs_var **out, drs_var *a);
 /* Reductions to shape [1]: sum (0 for an empty a), mean (a non-empty). */
-drs_status drs_ag_sum(drs_var **out, drs_var *a);
-drs_status drs_ag_mean(drs_var **out, drs_var *a);
+DRS_API drs_status drs_ag_sum(drs_var **out, drs_var *a);
+DRS_API drs_status drs_ag_mean(drs_var **out, drs_var *a);
 /* mean((a - b)^2), shape [1]; a, b non-empty, equal dtype and shape. */
-drs_status drs_ag_mse_loss(drs_var **out, drs_var *a, drs_var *b);
+DRS_API drs_status drs_ag_mse_loss(drs_var **out, drs_var *a, drs_var *b);
 /* 2-D: a [M, K] x b [K, N] -> [M, N] (BLIS dgemm/sgemm, forward and
  * backward: da += dout b^T, db += a^T dout). */
-drs_status drs_ag_matmul(drs_var **out, drs_var *a, drs_var *b);
+DRS_API drs_status drs_ag_matmul(drs_var **out, drs_var *a, drs_var *b);
 
 /* torch.nn.functional.affine_grid.  n_spatial = 2: theta [N, 2, 3], size =
  * {H, W} -> grid [N, H, W, 2] with (x, y) = theta . (x_w, y_h, 1);
@@ -178,7 +178,7 @@ drs_status drs_ag_matmul(drs_var **out, drs_var *a, drs_var *b);
  * align_corners = 1: x_w = -1 + 2w/(W-1); 0: x_w = (2w+1)/W - 1; a length-1
  * axis gives 0 (PyTorch's rule).  Sizes >= 0; align_corners 0 or 1.  The
  * output feeds drs_ag_grid_sample directly (x innermost-first). */
-drs_status drs_ag_affine_grid(drs_var **grid, drs_var *theta, int n_spatial,
+DRS_API drs_status drs_ag_affine_grid(drs_var **grid, drs_var *theta, int n_spatial,
                               const int64_t *size, int align_corners);
 
 /* OpenVINO Interpolate-1/4/11 on data (f32/f64).  in: sizes and axes (copied
@@ -187,7 +187,7 @@ drs_status drs_ag_affine_grid(drs_var **grid, drs_var *theta, int n_spatial,
  * scales mode) whose gradient is scales_delta (SPEC §3: output size held
  * fixed); then in->scales must be NULL.  Interpolate-1 takes no scales.
  * in == NULL means every 1-D input absent (so a scales var is the only one). */
-drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,
+DRS_API drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,
                               const drs_interpolate_inputs *in,
                               const drs_interpolate_attrs *attrs);
 
@@ -195,16 +195,16 @@ drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,
  * vars replacing in->roi / in->scales (which must then be NULL); their
  * gradients are roi_delta (tf_crop_and_resize) and scales_delta.  in->sizes
  * and the constant arrays are copied into the tape; in may be NULL. */
-drs_status drs_ag_resize(drs_var **Y, drs_var *X, drs_var *roi, drs_var *scales,
+DRS_API drs_status drs_ag_resize(drs_var **Y, drs_var *X, drs_var *roi, drs_var *scales,
                          const drs_resize_inputs *in, const drs_resize_attrs *attrs);
 
 /* torch.nn.functional.interpolate preset (input gradient only). */
-drs_status drs_ag_torch_interpolate(drs_var **out, drs_var *input,
+DRS_API drs_status drs_ag_torch_interpolate(drs_var **out, drs_var *input,
                                     const drs_torch_interpolate_attrs *attrs);
 
 /* GridSample-9/16/20/22, 4-D or 5-D: data [N, C, ...], grid [N, ..., S];
  * gradients to data and grid (PyTorch's rules, dresample.h). */
-drs_status drs_ag_grid_sample(drs_var **out, drs_var *data, drs_var *grid,
+DRS_API drs_status drs_ag_grid_sample(drs_var **out, drs_var *data, drs_var *grid,
                               const drs_grid_sample_attrs *attrs);
 
 #ifdef __cplusplus

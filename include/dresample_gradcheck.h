@@ -86,7 +86,7 @@ typedef struct drs_gc_options {
     int check_linearity; /* B(a dy1 + dy2) = a B(dy1) + B(dy2) within atol/rtol (default 1) */
 } drs_gc_options;
 
-drs_gc_options drs_gc_options_default(void);
+DRS_API drs_gc_options drs_gc_options_default(void);
 
 /* Failure bits of a report. */
 #define DRS_GC_F_MISMATCH 1u   /* analytic and numeric differ beyond tolerance */
@@ -132,7 +132,7 @@ typedef struct drs_gc_report {
  * per input; u and v are unit vectors, so v^T J u is on the scale of one
  * Jacobian entry and the same atol/rtol apply.  Then 2 backward calls for
  * reentrancy and 3 for linearity. */
-drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_report *rep);
+DRS_API drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_report *rep);
 
 /* ===================================================== kink-aware sampling */
 typedef enum drs_gc_avoid_reason {
@@ -153,8 +153,8 @@ typedef struct drs_gc_avoid {
                                     their gradient is marked DRS_GC_SKIP */
 } drs_gc_avoid;
 
-const char *drs_gc_avoid_reason_str(drs_gc_avoid_reason r);
-void drs_gc_avoid_add(drs_gc_avoid *sum, const drs_gc_avoid *a);
+DRS_API const char *drs_gc_avoid_reason_str(drs_gc_avoid_reason r);
+DRS_API void drs_gc_avoid_add(drs_gc_avoid *sum, const drs_gc_avoid *a);
 
 /* ================================================================ op cases */
 typedef enum drs_gc_family {
@@ -190,16 +190,16 @@ typedef struct drs_gc_op {
 } drs_gc_op;
 
 /* A zeroed case of the family with the version's default attributes. */
-drs_gc_op drs_gc_op_init(drs_gc_family family, int version);
+DRS_API drs_gc_op drs_gc_op_init(drs_gc_family family, int version);
 
 /* Asks the library whether the combination is valid (its infer_shape call,
  * with the case's placeholder scales/roi): DRS_OK, or the library's status
  * (DRS_ERR_INVALID_ARGUMENT for an invalid combination) with
  * drs_last_error() naming it.  Cheap: no data is touched. */
-drs_status drs_gc_op_validate(const drs_gc_op *op);
+DRS_API drs_status drs_gc_op_validate(const drs_gc_op *op);
 
 /* "Resize-19 linear half_pixel aa=1 ..." */
-void drs_gc_op_describe(const drs_gc_op *op, char *buf, size_t size);
+DRS_API void drs_gc_op_describe(const drs_gc_op *op, char *buf, size_t size);
 
 /* A prepared check: the drs_gc_fn and the buffers it owns.  fn.ctx points at
  * the case itself: do not move a prepared case. */
@@ -221,9 +221,9 @@ typedef struct drs_gc_case {
  * parameters (seeded; `avoid` accumulates the rejections and may be NULL),
  * decides which gradients exist and which are exactly zero (SPEC §3), and
  * builds the function under test.  Free with drs_gc_case_free(). */
-drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op, uint64_t seed,
+DRS_API drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op, uint64_t seed,
                                drs_gc_avoid *avoid);
-void drs_gc_case_free(drs_gc_case *c);
+DRS_API void drs_gc_case_free(drs_gc_case *c);
 
 #ifdef __cplusplus
 }
