@@ -603,6 +603,15 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     drs__check_tensor(p->op, "input", x, &nx);
     if (ny == 0)
         return DRS_OK;
+    if (nx == 0) {
+        /* An empty input with a non-empty output: only zero pads make an
+         * empty axis long enough to sample (planning rejects output length
+         * > 0 from padded length 0), so every tap of that axis reads a pad
+         * and every output is 0, whatever the mode and type.  No pointer is
+         * formed from x->data, which may be NULL for an empty tensor. */
+        memset(y->data, 0, (size_t)ny * drs_dtype_size(p->dtype));
+        return DRS_OK;
+    }
 
     const int is_f32 = p->dtype == DRS_F32;
     const int is_int = p->dtype != DRS_F32 && p->dtype != DRS_F64;
@@ -668,7 +677,6 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
     void *buf[2] = {NULL, NULL};
     void *rowbufs = NULL;
-    (void)nx;
     if (maxmid > 0 && (uint64_t)maxmid > SIZE_MAX / esz) {
         st = drs__fail(DRS_ERR_OVERFLOW, "%s: scratch size overflows", p->op);
         goto done_free;
@@ -709,7 +717,9 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             if (fuse && a == nact - 2) { /* the last two passes, tiled */
                 const drs_axis_plan *aw = &p->pass[active[a + 1]];
                 const drs_table *tw = &T.tab[active[a + 1]];
-                const int64_t innerw = inner / shape[aw->axis];
+                int64_t innerw = 1; /* a product, not inner / shape[axis]: no division by an extent */
+                for (int i = aw->axis + 1; i < p->rank; i++)
+                    innerw *= shape[i];
                 if (is_f32)
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,

@@ -6,7 +6,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Tensors of zero elements get a NULL data pointer, as the API allows: the
+ * library must never form a pointer from it (not even base + 0). */
+static inline void *fz_alloc(size_t bytes) { return bytes ? malloc(bytes) : NULL; }
 
 typedef struct fz {
     const uint8_t *p;

@@ -37,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     }
     G.shape[S + 1] = S;
     const int64_t ng = np * S, ny = np * C;
-    double *x = malloc((size_t)nx * sizeof(double)), *y = malloc((size_t)ny * sizeof(double));
-    double *dy = malloc((size_t)ny * sizeof(double)), *dx = malloc((size_t)nx * sizeof(double));
-    void *g = malloc((size_t)ng * 8), *dg = malloc((size_t)ng * 8);
+    double *x = fz_alloc((size_t)nx * sizeof(double)), *y = fz_alloc((size_t)ny * sizeof(double));
+    double *dy = fz_alloc((size_t)ny * sizeof(double)), *dx = fz_alloc((size_t)nx * sizeof(double));
+    void *g = fz_alloc((size_t)ng * 8), *dg = fz_alloc((size_t)ng * 8);
     for (int64_t i = 0; i < nx; i++)
         x[i] = (double)(int8_t)fz_u8(&f);
     for (int64_t i = 0; i < ny; i++)

@@ -38,8 +38,10 @@ static void *alloc_tensor(drs_tensor *t, drs_dtype dt, int rank, const int64_t *
         t->shape[i] = shape[i];
     const int64_t n = numel_capped(rank < 0 || rank > DRS_MAX_RANK ? 0 : rank, shape);
     const size_t es = drs_dtype_size(dt) ? drs_dtype_size(dt) : 1;
-    const size_t bytes = (size_t)(n > 0 ? n : 1) * es;
-    unsigned char *b = malloc(bytes);
+    /* n < 0: a shape too large to allocate, passed with one element's room (the
+     * library must refuse it); n == 0: NULL, as the API allows */
+    const size_t bytes = (size_t)(n != 0 ? (n > 0 ? n : 1) : 0) * es;
+    unsigned char *b = fz_alloc(bytes);
     for (size_t i = 0; i < bytes; i++)
         b[i] = fz_u8(f);
     t->data = b;
