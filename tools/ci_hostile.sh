@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The hostile-input suite (issue 7), run by .ci/run before the README's test
+# The hostile-input suite, run by .ci/run before the README's test
 # command, and by hand with `bash tools/ci_hostile.sh`:
 #  1. the whole ctest suite built with clang under ASan + UBSan (incl.
 #     float-cast-overflow) + LeakSanitizer;
 #  2. valgrind memcheck on the examples and the tape test (where built);
 #  3. every libFuzzer harness: replay of its committed corpus, then
-#     DRS_FUZZ_SECONDS (default 60) of fuzzing; the exec counts are printed.
+#     DRS_FUZZ_SECONDS (default 300) of fuzzing in fork mode with
+#     DRS_FUZZ_JOBS (default 2) jobs; executions and coverage are printed.
+#     Longer campaigns: tools/fuzz_campaign.sh.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FUZZ_SECONDS=${DRS_FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${DRS_FUZZ_SECONDS:-300}
+FUZZ_JOBS=${DRS_FUZZ_JOBS:-2}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # only libomp's thread pool is suppressed (tools/lsan.supp)
@@ -44,10 +47,11 @@ else
   echo "valgrind not installed: skipped"
 fi
 
-echo "== 3. fuzzers (${FUZZ_SECONDS} s each)"
+echo "== 3. fuzzers (${FUZZ_SECONDS} s each, fork mode, ${FUZZ_JOBS} jobs)"
 CC=clang cmake -S . -B build-fuzz -DDRS_FUZZ=ON -DDRS_BUILD_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j2 >/dev/null
+rm -f build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-*
 for exe in build-fuzz/fuzz/fuzz_*; do
   [ -x "$exe" ] || continue
   name=$(basename "$exe" | sed 's/^fuzz_//')
@@ -56,10 +60,17 @@ for exe in build-fuzz/fuzz/fuzz_*; do
   rm -rf "$new" && mkdir -p "$new" "$corpus"
   "$exe" -runs=0 "$corpus" > "build-fuzz/replay-$name.log" 2>&1 ||
     { cat "build-fuzz/replay-$name.log"; echo "fuzz_$name: corpus replay FAILED"; exit 1; }
-  "$exe" "$new" "$corpus" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=4096 \
-    -print_final_stats=1 -artifact_prefix=build-fuzz/ > "build-fuzz/fuzz-$name.log" 2>&1 ||
+  # fork mode: a crash in a child ends the run with a non-zero status and an
+  # artifact (no -ignore_crashes here: CI must fail on any finding)
+  OMP_NUM_THREADS=1 "$exe" -fork="$FUZZ_JOBS" "$new" "$corpus" -max_total_time="$FUZZ_SECONDS" \
+    -rss_limit_mb=4096 -artifact_prefix=build-fuzz/ > "build-fuzz/fuzz-$name.log" 2>&1 ||
     { tail -n 60 "build-fuzz/fuzz-$name.log"; echo "fuzz_$name: FAILED"; exit 1; }
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/fuzz-$name.log" | grep -o '[0-9]*$')
-  echo "fuzz_$name: corpus of $(ls "$corpus" | wc -l) replayed, ${runs:-?} executions in ${FUZZ_SECONDS} s, no crash"
+  if ls build-fuzz/crash-* build-fuzz/leak-* build-fuzz/timeout-* build-fuzz/oom-* >/dev/null 2>&1; then
+    tail -n 60 "build-fuzz/fuzz-$name.log"; echo "fuzz_$name: artifacts left in build-fuzz/"; exit 1
+  fi
+  last=$(grep -E '^#[0-9]+: cov:' "build-fuzz/fuzz-$name.log" | tail -n 1 || true)
+  runs=$(echo "$last" | sed -nE 's/^#([0-9]+):.*/\1/p')
+  cov=$(echo "$last" | sed -nE 's/.* cov: ([0-9]+) ft: ([0-9]+).*/cov \1, ft \2/p')
+  echo "fuzz_$name: corpus of $(ls "$corpus" | wc -l) replayed, ${runs:-?} executions in ${FUZZ_SECONDS} s (${FUZZ_JOBS} jobs; ${cov:-?}), no crash"
 done
 echo "hostile suite: all green"
