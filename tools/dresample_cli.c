@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef DRS_CLI_HAVE_GRADCHECK
 /* tools/gradcheck_cli.c: `dresample gradcheck [--op OP] [--quick]` (argv after "gradcheck"). */
@@ -761,36 +762,60 @@ static int run_grid(invocation *v)
     return s == DRS_OK ? 0 : fail_lib(s);
 }
 
-/* Writes the requested gradients; each file is written through a temporary
- * and renamed, and all computation is finished before the first write. */
-static int save_gradients(invocation *v)
+/* Writes every requested output all-or-nothing: each is first written
+ * completely to a temporary file in its own target directory (npy_stage),
+ * and only when all of them are staged are they renamed into place.  On any
+ * failure the temporaries are removed, and outputs already renamed (possible
+ * only when a rename in another directory fails) are removed too, so no
+ * output file exists afterwards.  All computation is finished before. */
+static int save_outputs(invocation *v)
 {
     char err[512];
-    for (int i = 0; i < v->nout; i++) {
+    char *tmp[MAX_KV] = {NULL};
+    int rc = 0, committed = 0;
+    for (int i = 0; i < v->nout && !rc; i++) {
         const char *name = v->out[i].name, *path = v->out[i].value;
         drs_tensor t;
-        double *src = NULL;
-        int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
-        if (strcmp(name, "grid_delta") == 0) {
+        if (!v->backward) {
+            t = v->y;
+        } else if (strcmp(name, "grid_delta") == 0) {
             t = v->dgrid;
-        } else if (k < 0) {
-            t = v->dx;
         } else {
-            src = v->dparam[k];
-            t.dtype = v->param_dtype[k];
-            t.rank = 1;
-            t.shape[0] = v->nparam[k];
-            t.data = src;
-            if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
-                float *f = (float *)(void *)src;
-                for (int q = 0; q < v->nparam[k]; q++)
-                    f[q] = (float)src[q];
+            int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
+            if (k < 0) {
+                t = v->dx;
+            } else {
+                double *src = v->dparam[k];
+                t.dtype = v->param_dtype[k];
+                t.rank = 1;
+                t.shape[0] = v->nparam[k];
+                t.data = src;
+                if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
+                    float *f = (float *)(void *)src;
+                    for (int q = 0; q < v->nparam[k]; q++)
+                        f[q] = (float)src[q];
+                }
             }
         }
-        if (npy_save(path, &t, err, sizeof err) != DRS_OK)
-            return fail(EXIT_ERR, "output %s: %s", name, err);
+        if (npy_stage(path, &t, &tmp[i], err, sizeof err) != DRS_OK)
+            rc = fail(EXIT_ERR, "output %s: %s", name, err);
     }
-    return 0;
+    for (int i = 0; i < v->nout && !rc; i++) {
+        if (npy_commit(tmp[i], v->out[i].value, err, sizeof err) == DRS_OK)
+            committed++;
+        else
+            rc = fail(EXIT_ERR, "output %s: %s", v->out[i].name, err);
+    }
+    for (int i = 0; i < v->nout; i++) {
+        if (i < committed) { /* renamed: the temporary name is gone */
+            if (rc)
+                unlink(v->out[i].value);
+            free(tmp[i]);
+        } else {
+            npy_discard(tmp[i]);
+        }
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------ help */
@@ -958,14 +983,7 @@ static int cmd_run(invocation *v, int argc, char **argv)
     }
     if (rc)
         return rc;
-    if (v->backward)
-        return save_gradients(v);
-
-    char err[512];
-    drs_status s = npy_save(v->out[0].value, &v->y, err, sizeof err);
-    if (s != DRS_OK)
-        return fail(EXIT_ERR, "output %s: %s", v->op->out, err);
-    return 0;
+    return save_outputs(v);
 }
 
 static void invocation_free(invocation *v)
