@@ -819,20 +819,219 @@ static int save_outputs(invocation *v)
 }
 
 /* ------------------------------------------------------------ help */
+/* The gradient outputs of an op under --backward (InterpolateBackprop-4:
+ * always): <port>_delta for the data port and every float port. */
+static int grad_outputs(const op_def *op, char names[][64])
+{
+    int na = 0;
+    if (op->family == FAM_BACKPROP) {
+        snprintf(names[na++], 64, "input_delta");
+        snprintf(names[na++], 64, "scales_delta");
+        return na;
+    }
+    delta_name(op->in[0].name, names[na++], 64);
+    for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
+        if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES ||
+            op->in[k].kind == PK_GRID)
+            delta_name(op->in[k].name, names[na++], 64);
+    return na;
+}
+
+static void cat(char *buf, size_t n, const char *s)
+{
+    const size_t l = strlen(buf);
+    snprintf(buf + l, n > l ? n - l : 0, "%s", s);
+}
+
+/* Appends "a | b | c" for the values v in [0, n) that ok(op, v) admits,
+ * spelled by str (the library's own enum spellings). */
+static void enum_values(char *buf, size_t n, const op_def *op, int count,
+                        int (*ok)(const op_def *, int), const char *(*str)(const op_def *, int),
+                        int dflt)
+{
+    int first = 1;
+    for (int v = 0; v < count; v++) {
+        if (!ok(op, v))
+            continue;
+        cat(buf, n, first ? "" : " | ");
+        cat(buf, n, str(op, v));
+        if (v == dflt)
+            cat(buf, n, " (default)");
+        first = 0;
+    }
+}
+
+/* The library's default of an enum attribute of op (-1: none). */
+static int enum_default(const op_def *op, const char *name)
+{
+    if (op->family == FAM_INTERPOLATE || op->family == FAM_BACKPROP) {
+        const drs_interpolate_attrs a = drs_interpolate_attrs_default(op->version);
+        return !strcmp(name, "coordinate_transformation_mode") ? (int)a.coordinate_transformation_mode
+               : !strcmp(name, "nearest_mode")                 ? (int)a.nearest_mode
+                                                               : -1;
+    }
+    if (op->family == FAM_RESIZE) {
+        const drs_resize_attrs a = drs_resize_attrs_default(op->version);
+        return !strcmp(name, "mode")                             ? (int)a.mode
+               : !strcmp(name, "coordinate_transformation_mode") ? (int)a.coordinate_transformation_mode
+               : !strcmp(name, "nearest_mode")                   ? (int)a.nearest_mode
+               : !strcmp(name, "keep_aspect_ratio_policy")       ? (int)a.keep_aspect_ratio_policy
+                                                                 : -1;
+    }
+    if (op->family == FAM_TORCH)
+        return !strcmp(name, "mode") ? (int)drs_torch_interpolate_attrs_default().mode : -1;
+    const drs_grid_sample_attrs a = drs_grid_sample_attrs_default(op->version);
+    return !strcmp(name, "mode") ? (int)a.mode : !strcmp(name, "padding_mode") ? (int)a.padding_mode : -1;
+}
+
+static const char *interp_mode_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_interp_mode_str((drs_interp_mode)v);
+}
+static int interp_mode_ok(const op_def *op, int v)
+{
+    const drs_interp_mode m = (drs_interp_mode)v;
+    if (op->family == FAM_RESIZE)
+        return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR ||
+               (op->version >= 11 && m == DRS_MODE_CUBIC);
+    if (op->version == 1)
+        return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR || m == DRS_MODE_CUBIC ||
+               m == DRS_MODE_AREA;
+    return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR || m == DRS_MODE_LINEAR_ONNX ||
+           m == DRS_MODE_CUBIC ||
+           (op->version == 11 && (m == DRS_MODE_BILINEAR_PILLOW || m == DRS_MODE_BICUBIC_PILLOW));
+}
+static const char *coord_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_coord_mode_str((drs_coord_mode)v);
+}
+static int coord_ok(const op_def *op, int v)
+{
+    const drs_coord_mode c = (drs_coord_mode)v;
+    if (op->family == FAM_RESIZE)
+        return !(c == DRS_COORD_TF_HALF_PIXEL_FOR_NN && op->version >= 13) &&
+               !(c == DRS_COORD_HALF_PIXEL_SYMMETRIC && op->version < 19);
+    return c == DRS_COORD_HALF_PIXEL || c == DRS_COORD_PYTORCH_HALF_PIXEL ||
+           c == DRS_COORD_ASYMMETRIC || c == DRS_COORD_TF_HALF_PIXEL_FOR_NN ||
+           c == DRS_COORD_ALIGN_CORNERS;
+}
+static const char *nearest_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_nearest_mode_str((drs_nearest_mode)v);
+}
+static int nearest_ok(const op_def *op, int v)
+{
+    return op->family != FAM_RESIZE || v != DRS_NEAREST_SIMPLE;
+}
+static const char *grid_mode_s(const op_def *op, int v)
+{
+    return drs_grid_mode_str((drs_grid_mode)v, op->version);
+}
+static const char *grid_pad_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_grid_padding_str((drs_grid_padding)v);
+}
+static int any_ok(const op_def *op, int v)
+{
+    (void)op;
+    (void)v;
+    return 1;
+}
+/* Spellings without a library _str function; each is checked against the
+ * library's parser when printed (a mismatch shows as "?"). */
+static const char *const torch_modes[] = {"nearest",  "nearest-exact", "linear", "bilinear",
+                                          "bicubic",  "trilinear",     "area"};
+static const char *const shape_calcs[] = {"sizes", "scales"};
+static const char *const aspects[] = {"stretch", "not_larger", "not_smaller"};
+static const char *torch_mode_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_torch_mode_from_str(torch_modes[v]) == v ? torch_modes[v] : "?";
+}
+static const char *shape_calc_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_shape_calc_from_str(shape_calcs[v]) == v ? shape_calcs[v] : "?";
+}
+static const char *aspect_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_aspect_policy_from_str(aspects[v]) == v ? aspects[v] : "?";
+}
+
+/* The values an attribute of op takes, as one line of text. */
+static void attr_values(const op_def *op, const char *name, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const int d = enum_default(op, name);
+    if (!strcmp(name, "mode")) {
+        if (op->family == FAM_TORCH)
+            enum_values(buf, n, op, 7, any_ok, torch_mode_s, d);
+        else if (op->family == FAM_GRID)
+            enum_values(buf, n, op, 3, any_ok, grid_mode_s, d);
+        else
+            enum_values(buf, n, op, 7, interp_mode_ok, interp_mode_s, d);
+    } else if (!strcmp(name, "coordinate_transformation_mode")) {
+        enum_values(buf, n, op, 7, coord_ok, coord_s, d);
+    } else if (!strcmp(name, "nearest_mode")) {
+        enum_values(buf, n, op, 5, nearest_ok, nearest_s, d);
+    } else if (!strcmp(name, "shape_calculation_mode")) {
+        enum_values(buf, n, op, 2, any_ok, shape_calc_s, d);
+    } else if (!strcmp(name, "keep_aspect_ratio_policy")) {
+        enum_values(buf, n, op, 3, any_ok, aspect_s, d);
+    } else if (!strcmp(name, "padding_mode")) {
+        enum_values(buf, n, op, 3, any_ok, grid_pad_s, d);
+    } else if (!strcmp(name, "antialias") || !strcmp(name, "align_corners") ||
+               !strcmp(name, "exclude_outside") || !strcmp(name, "recompute_scale_factor")) {
+        cat(buf, n, "0 | 1 (or false | true)");
+        if (!strcmp(name, "align_corners"))
+            cat(buf, n, op->family == FAM_INTERPOLATE ? " (default 1)" : " (default 0)");
+    } else if (!strcmp(name, "pads_begin") || !strcmp(name, "pads_end")) {
+        cat(buf, n, "integers >= 0, one per axis (default 0)");
+    } else if (!strcmp(name, "axes")) {
+        cat(buf, n, op->family == FAM_RESIZE ? "distinct integers in [-rank, rank-1]"
+                                             : "distinct integers in [0, rank-1]");
+    } else if (!strcmp(name, "cube_coeff") || !strcmp(name, "cubic_coeff_a")) {
+        cat(buf, n, "a finite number (default -0.75)");
+    } else if (!strcmp(name, "extrapolation_value")) {
+        cat(buf, n, "a number, not NaN (default 0)");
+    } else if (!strcmp(name, "size")) {
+        cat(buf, n, "integers >= 0: one, or one per spatial axis (or scale_factor)");
+    } else if (!strcmp(name, "scale_factor")) {
+        cat(buf, n, "numbers > 0: one, or one per spatial axis (or size)");
+    }
+}
+
 static void print_usage(FILE *f)
 {
     fprintf(f,
-            "usage: dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
-            "                        [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
-            "       dresample --help | --version\n"
+            "usage: dresample COMMAND [ARGS]...\n"
             "\n"
-            "Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
-            "Files are .npy (little-endian, C order; f32 f64 u8 i8 i32 i64).\n"
-            "Exit status: 0 ok, 1 error (bad value, file or argument), 2 usage error.\n"
-            "\nOPs (inputs; attributes; output), * = required:\n");
+            "Commands:\n"
+            "  run OP ...      run one op forward, or its gradients with --backward\n"
+            "  gradcheck ...   check every op's gradients against float64 finite differences\n"
+            "                  (dresample gradcheck --help)\n"
+            "  --help          this text;  --version  the version\n"
+            "\n"
+            "dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
+            "                 [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
+            "  Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
+            "  Files are .npy (little-endian, C order; f32 f64 u8 i8 i32 i64).\n"
+            "  --backward: the gradients of the op; give the forward's inputs and\n"
+            "  --in output_delta=FILE.npy (the gradient of the loss w.r.t. the output),\n"
+            "  and request one or more gradient outputs with --out.\n"
+            "  Outputs are all-or-nothing: each is written to a temporary file in its\n"
+            "  directory and renamed only when every output was written; on any error\n"
+            "  no output file exists afterwards.\n"
+            "  Exit status: 0 ok, 1 error (bad value, file or argument), 2 usage error.\n"
+            "\nOPs (* = required):\n");
     for (int i = 0; i < NOPS; i++) {
         const op_def *op = &ops[i];
-        fprintf(f, "  %s\n    in:  ", op->name);
+        fprintf(f, "  %s\n    in:        ", op->name);
         for (int k = 0; k < MAX_PORTS && op->in[k].name; k++) {
             port_req r = op->in[k].req;
             fprintf(f, "%s%s%s", k ? ", " : "", op->in[k].name,
@@ -841,14 +1040,28 @@ static void print_usage(FILE *f)
                     : r == REQ_IF_SCALES ? "* (scales mode)"
                                          : "");
         }
-        fprintf(f, "\n    attr:");
+        char g[4][64];
+        const int ng = grad_outputs(op, g);
+        if (op->family == FAM_BACKPROP) {
+            fprintf(f, "\n    out:       ");
+            for (int k = 0; k < ng; k++)
+                fprintf(f, "%s%s", k ? ", " : "", g[k]);
+            fprintf(f, " (at least one; scales_delta in scales mode)\n");
+        } else {
+            fprintf(f, "\n    out:       %s*\n    backward:  in output_delta*; out ", op->out);
+            for (int k = 0; k < ng; k++)
+                fprintf(f, "%s%s", k ? ", " : "", g[k]);
+            fprintf(f, " (at least one)\n");
+        }
         for (int k = 0; op->attrs[k]; k++) {
             int req = 0;
             for (int r = 0; op->required[r]; r++)
                 req |= strcmp(op->required[r], op->attrs[k]) == 0;
-            fprintf(f, "%s %s%s", k ? "," : "", op->attrs[k], req ? "*" : "");
+            char vals[512];
+            attr_values(op, op->attrs[k], vals, sizeof vals);
+            fprintf(f, "    %s %s%s = %s\n", k ? "          " : "attr:     ", op->attrs[k],
+                    req ? "*" : "", vals);
         }
-        fprintf(f, "\n    out: %s*\n", op->out);
     }
 }
 
@@ -888,17 +1101,7 @@ static int check_signature(const invocation *v)
     }
     /* backward: <differentiable input>_delta for the data and the float ports */
     char allowed[4][64];
-    int na = 0;
-    if (op->family == FAM_BACKPROP) {
-        snprintf(allowed[na++], 64, "input_delta");
-        snprintf(allowed[na++], 64, "scales_delta");
-    } else {
-        delta_name(op->in[0].name, allowed[na++], 64);
-        for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
-            if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES ||
-                op->in[k].kind == PK_GRID)
-                delta_name(op->in[k].name, allowed[na++], 64);
-    }
+    const int na = grad_outputs(op, allowed);
     for (int i = 0; i < v->nout; i++) {
         int ok = 0;
         for (int k = 0; k < na; k++)
