@@ -124,7 +124,7 @@ typedef enum drs_param {
 } drs_param;
 
 /* Builds the table of one axis; with param != NONE also dw/dθ (right
- * derivative at kinks, SPEC §3), keeping zero-weight taps whose derivative is
+ * derivative at kinks, docs/semantics.md), keeping zero-weight taps whose derivative is
  * not zero. */
 drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float, drs_param param);
 /* Keys cubic weights (and d/dt) of taps floor(c)-1..floor(c)+2, t = c - floor(c). */

@@ -344,7 +344,7 @@ GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int
     if (!isfinite(u)) {
         if (p->pad == DRS_GRID_PAD_ZEROS)
             return 0; /* sample 0, gradient 0 */
-        u = isnan(u) ? 0.0 : (u > 0.0 ? Lm1 : 0.0); /* SPEC §4 */
+        u = isnan(u) ? 0.0 : (u > 0.0 ? Lm1 : 0.0); /* non-finite: edge or pixel 0 */
         dudg = 0.0;
     }
     if (mode == DRS_GRID_NEAREST) {
@@ -353,7 +353,7 @@ GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int
     }
     if (mode == DRS_GRID_BICUBIC) {
         *uo = u;
-        *mo = dudg; /* no padding factor (notes §7.5) */
+        *mo = dudg; /* no padding factor (PyTorch's rule) */
         return 1;
     }
     double kappa = 1.0;

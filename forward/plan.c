@@ -292,7 +292,7 @@ drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, co
                 return s;
     }
 
-    /* ---- v1 -> v4 lowering (notes §2.3) ---- */
+    /* ---- v1 -> v4 lowering (as OpenVINO's reference evaluates v1) ---- */
     drs_interp_mode m4 = mode;
     drs_coord_mode cm4 = cm;
     drs_nearest_mode nm4 = at->nearest_mode;
@@ -690,7 +690,7 @@ drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X, const drs_resi
 }
 
 /* =====================================================================
- * PyTorch F.interpolate preset (notes §8.1)
+ * PyTorch F.interpolate preset
  * ===================================================================== */
 drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void)
 {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_cli.py — the `dresample` command line (SPEC.md §6).
+"""test_cli.py — the `dresample` command line (its contract: docs/semantics.md).
 
 Usage: test_cli.py PATH/TO/dresample
 

@@ -1,4 +1,4 @@
-/* test_errors.c — every rejection rule of SPEC.md §4, table-driven: each case
+/* test_errors.c — every rejection rule of docs/semantics.md, table-driven: each case
  * mutates a valid base call, and the test checks the status code, that the
  * thread-local message names the argument and the value, and that the output
  * buffer (filled with a canary pattern) is untouched. */
@@ -208,7 +208,7 @@ static void resize_cases(void)
     RCASE("empty X axis to non-empty output", SHP, "length 0", NULL, c.X.shape[2] = 0;
           c.in.n_scales = 0; c.in.sizes = c.sizes; c.in.n_sizes = 4; c.sizes[0] = c.sizes[1] = 1;
           c.sizes[2] = 8; c.sizes[3] = 8);
-    /* overflow (TensorFlow / PyTorch CVE inputs, anchors §3.2) */
+    /* overflow (TensorFlow / PyTorch CVE inputs) */
     RCASE("sizes 2065374891 x 1145309325 (bytes overflow)", OVF, "overflows", NULL,
           c.in.n_scales = 0; c.in.sizes = c.sizes; c.in.n_sizes = 4; c.sizes[0] = 1;
           c.sizes[1] = 1; c.sizes[2] = 2065374891; c.sizes[3] = 1145309325;

@@ -102,8 +102,8 @@ static void test_hand_values(void)
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(4.25, 4, 0), 0.0, attrs(9, BL, R, 0)),
                0.25 * 4.0 + 0.75 * 8.0, 1e-14),
           "reflect once");
-    /* reflection, align_corners=1 about 0 and 3: u = -3.5 -> 3.5 -> 2.5 (spec's
-     * x = -3.5 example: two reflections) */
+    /* reflection, align_corners=1 about 0 and 3: u = -3.5 -> 3.5 -> 2.5 (the
+     * x = -3.5 example of OpenVINO's page: two reflections) */
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(-3.5, 4, 1), 0.0, attrs(9, BL, R, 1)), 6.0, 1e-14),
           "reflect twice");
     /* u = 7.25 with align_corners=1: period 6 -> 1.25 */
@@ -113,7 +113,7 @@ static void test_hand_values(void)
     CHECK(sample2d(row, 1, 4, g_of_u(0.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 1.0, "tie 0.5");
     CHECK(sample2d(row, 1, 4, g_of_u(1.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 1.5");
     CHECK(sample2d(row, 1, 4, g_of_u(2.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 2.5");
-    /* nearest + reflection tie (notes §8.3 #2): align_corners=0, L=4, u=4.5
+    /* nearest + reflection tie (OpenVINO/ONNX round first): align_corners=0, L=4, u=4.5
      * (g=1.5): OpenVINO/ONNX round first (4) then reflect -> 3 (value 8);
      * PyTorch would reflect first (2.5) and round to 2 (value 4).  Ours: 8. */
     CHECK(sample2d(row, 1, 4, 1.5, 0.0, attrs(9, NN, R, 0)) == 8.0, "nearest reflect tie");
@@ -125,7 +125,7 @@ static void test_hand_values(void)
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(1.5, 4, 0), 0.0, attrs(9, BC, Z, 0)),
                -0.09375 * 1 + 0.59375 * 2 + 0.59375 * 4 - 0.09375 * 8, 1e-14),
           "bicubic half");
-    /* bicubic + border outside (notes §8.3 #3): align_corners=1, u = -0.5:
+    /* bicubic + border outside (ONNX clamps first): align_corners=1, u = -0.5:
      * OpenVINO/PyTorch clamp the taps -> 1.09375 x0 - 0.09375 x1; ONNX-REF
      * clamps the coordinate -> x0. */
     const double gm = g_of_u(-0.5, 4, 1);
@@ -360,7 +360,7 @@ static void test_fd(void)
     printf("  finite differences: %d grid-gradient cases, %d adjoint cases\n", nfd, nadj);
 }
 
-/* Exact factors of the PyTorch rules at special points (notes §7.5, §9 item 24). */
+/* Exact factors of the PyTorch rules at special points (edge, reflection, clipping). */
 static double grid_grad_1pt(const double *img, int64_t W, double gx, drs_grid_sample_attrs a)
 {
     double grid[2] = {gx, 0.0}, dg[2] = {-7, -7}, dy = 1.0;

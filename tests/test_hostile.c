@@ -1,5 +1,5 @@
-/* test_hostile.c — hostile input through the public API (issue 7):
- *  1. the bad inputs of anchors §3.2 (TensorFlow/PyTorch/Pillow CVEs and
+/* test_hostile.c — hostile input through the public API:
+ *  1. the bad inputs of the resize CVEs (TensorFlow/PyTorch/Pillow CVEs and
  *     crash reports) that have an equivalent here: a clear status, nothing
  *     written, or a defined result;
  *  2. allocation-failure injection: every scratch allocation of every op

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_hostile_cli.py — the CVE list of anchors §3.2 through the `dresample`
+"""test_hostile_cli.py — the resize CVE inputs (TensorFlow, PyTorch, Pillow) through the `dresample`
 command line: every hostile input gives exit status 1 (or 2 for usage), one
 `dresample: error:` line naming the argument, and no output file; the valid
 but extreme ones (empty batch with large sizes, roi 1e40, NaN/inf/3e38 grids)

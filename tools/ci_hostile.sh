@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hostile-input suite (issue 7), run by .ci/run before the README's test
+# The hostile-input suite, run by .ci/run before the README's test
 # command, and by hand with `bash tools/ci_hostile.sh`:
 #  1. the whole ctest suite built with clang under ASan + UBSan (incl.
 #     float-cast-overflow) + LeakSanitizer;

@@ -1,4 +1,4 @@
-/* dresample_cli.c — the `dresample` command-line tool (SPEC.md §6).
+/* dresample_cli.c — the `dresample` command-line tool (contract: docs/semantics.md).
  *
  *   dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...
  *                    [--out PORT=FILE.npy]... [--threads N]
@@ -78,7 +78,7 @@ typedef struct op_def {
         {"sizes", PK_INT, REQ_NO}
 #define RESIZE18_ATTRS RESIZE11_ATTRS, "antialias", "axes", "keep_aspect_ratio_policy"
 
-/* Names are exactly those of the op documents (seeds/ and the ONNX/torch docs). */
+/* Names are exactly those of the op documents (OpenVINO, ONNX, PyTorch; docs/semantics.md). */
 static const op_def ops[] = {
     {"Interpolate-1", FAM_INTERPOLATE, 1,
      {{"data", PK_DATA, REQ_YES}, {"target_spatial_shape", PK_INT, REQ_YES}},
@@ -101,14 +101,14 @@ static const op_def ops[] = {
     {"TorchInterpolate", FAM_TORCH, 0, {{"input", PK_DATA, REQ_YES}},
      {"size", "scale_factor", "mode", "align_corners", "antialias", "recompute_scale_factor"},
      {NULL}, "output"},
-    /* seed 001: the gradient op, with its own port names (outputs input_delta,
+    /* the gradient op, with its own port names (outputs input_delta,
      * scales_delta) */
     {"InterpolateBackprop-4", FAM_BACKPROP, 4,
      {{"data", PK_DATA, REQ_YES}, {"output_delta", PK_DATA, REQ_YES},
       {"sizes", PK_INT, REQ_IF_SIZES}, {"scales", PK_FLOAT, REQ_IF_SCALES},
       {"axes", PK_INT, REQ_NO}},
      {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "input_delta"},
-    /* OpenVINO GridSample-9 (seed 004) and ONNX GridSample-16/20/22 */
+    /* OpenVINO GridSample-9 and ONNX GridSample-16/20/22 */
     {"GridSample-9", FAM_GRID, 9, {{"data", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
      {"align_corners", "mode", "padding_mode"}, {NULL}, "output"},
     {"GridSample-16", FAM_GRID, 16, {{"X", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
@@ -456,7 +456,7 @@ static int alloc_output(invocation *v, drs_dtype dtype, int rank, const int64_t 
 /* Name of the gradient output of the data port ("data_delta", "X_delta", ...). */
 static void delta_name(const char *port, char *buf, size_t n) { snprintf(buf, n, "%s_delta", port); }
 
-/* Loads output_delta for --backward (the seed op has it as a regular port). */
+/* Loads output_delta for --backward (InterpolateBackprop-4 has it as a regular port). */
 static int load_output_delta(invocation *v)
 {
     const char *path = NULL;
@@ -579,11 +579,11 @@ static int run_interpolate(invocation *v)
     const drs_tensor *x = data_tensor(v);
     drs_status s;
     if (v->backward) {
-        const int seed = v->op->family == FAM_BACKPROP;
+        const int gop = v->op->family == FAM_BACKPROP; /* InterpolateBackprop-4 */
         char dxn[64];
-        delta_name(seed ? "input" : v->op->in[0].name, dxn, sizeof dxn);
+        delta_name(gop ? "input" : v->op->in[0].name, dxn, sizeof dxn);
         const char *spn = v->op->version == 11 ? "scales_or_sizes_delta" : "scales_delta";
-        if ((!seed && (rc = load_output_delta(v))) || (rc = alloc_dx(v, dxn)))
+        if ((!gop && (rc = load_output_delta(v))) || (rc = alloc_dx(v, dxn)))
             return rc;
         const input *sp = port(v, v->op->version == 11 ? "scales_or_sizes" : "scales");
         if (out_path(v, spn) && !sp)
@@ -592,9 +592,9 @@ static int run_interpolate(invocation *v)
         if (out_path(v, spn) && sp && !sp->dbls)
             return fail(EXIT_ERR, "%s: %s exists in scales mode only", v->op->name, spn);
         double *ds = want_param(v, 0, spn, sp);
-        const drs_tensor *dy = seed ? &port(v, "output_delta")->arr.t : &v->dy.t;
+        const drs_tensor *dy = gop ? &port(v, "output_delta")->arr.t : &v->dy.t;
         drs_tensor *dx = out_path(v, dxn) ? &v->dx : NULL;
-        s = seed ? drs_interpolate_backprop(dx, ds, x, dy, &in, &a, DRS_GRAD_OVERWRITE)
+        s = gop ? drs_interpolate_backprop(dx, ds, x, dy, &in, &a, DRS_GRAD_OVERWRITE)
                  : drs_interpolate_backward(dx, ds, dy, x, &in, &a, DRS_GRAD_OVERWRITE);
         return s == DRS_OK ? 0 : fail_lib(s);
     }
