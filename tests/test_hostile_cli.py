@@ -147,6 +147,14 @@ def main():
             f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr)
         bad(cli, tmp, "npy claiming 2^61 bytes", ["run", "Resize-19", "--in", f"X={p('huge.npy')}",
                                                   "--in", f"scales={sc}", "--out", f"Y={y}"], y, "overflows")
+        # an empty array whose non-zero extents overflow: numpy itself refuses it
+        hdr = b"{'descr': '<f4', 'fortran_order': False, 'shape': (0, 1, 536870912, 1250999896764), }"
+        hdr += b" " * (-(len(hdr) + 11) % 64) + b"\n"
+        with open(p("empty_huge.npy"), "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr)
+        bad(cli, tmp, "npy input: empty but huge extents", ["run", "Resize-19", "--in", f"X={p('empty_huge.npy')}",
+                                                            "--in", f"scales={sc}", "--out", f"Y={y}"], y,
+            "input X")
         # wrong ranks: 2-D scales, grid of rank 3, output_delta of the wrong rank
         sc2 = save("sc2.npy", np.ones((2, 2), np.float64))
         bad(cli, tmp, "2-D scales", ["run", "Resize-19", "--in", f"X={x4}", "--in", f"scales={sc2}",
