@@ -331,6 +331,33 @@ static void test_save_failures(void)
           "empty tensor with extents that fit refused: %s", err);
     unlink(tmp_path("x.npy"));
     CHECK(access(tmp_path("x.npy"), F_OK) != 0, "failed save created the file");
+
+    /* staged writes: nothing at the target until the commit; a discard
+     * leaves nothing behind */
+    char stage_dir[512];
+    snprintf(stage_dir, sizeof stage_dir, "%s/stage", dir);
+    mkdir(stage_dir, 0700);
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/a.npy", stage_dir);
+    snprintf(pb, sizeof pb, "%s/b.npy", stage_dir);
+    char *ta = NULL, *tb = NULL;
+    CHECK(npy_stage(pa, &t, &ta, err, sizeof err) == DRS_OK && ta, "stage a: %s", err);
+    CHECK(npy_stage(pb, &t, &tb, err, sizeof err) == DRS_OK && tb, "stage b: %s", err);
+    CHECK(access(pa, F_OK) != 0 && access(pb, F_OK) != 0, "staged file visible before commit");
+    CHECK(count_entries(stage_dir) == 2, "two temporaries expected, got %d",
+          count_entries(stage_dir));
+    CHECK(npy_commit(ta, pa, err, sizeof err) == DRS_OK, "commit a: %s", err);
+    free(ta);
+    npy_discard(tb);
+    npy_discard(NULL);
+    CHECK(access(pa, F_OK) == 0 && access(pb, F_OK) != 0, "commit/discard");
+    CHECK(count_entries(stage_dir) == 1, "discard left a temporary");
+    char *tc = (char *)1;
+    CHECK(npy_stage(tmp_path("no/such/dir/c.npy"), &t, &tc, err, sizeof err) != DRS_OK &&
+              tc == NULL,
+          "stage into a missing dir");
+    unlink(pa);
+    rmdir(stage_dir);
 }
 
 int main(void)

@@ -1,11 +1,13 @@
 /* dresample_cli.c — the `dresample` command-line tool (contract: docs/semantics.md).
  *
  *   dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...
- *                    [--out PORT=FILE.npy]... [--threads N]
+ *                    [--out PORT=FILE.npy]... [--threads N] [--backward]
+ *   dresample gradcheck ...   (tools/gradcheck_cli.c)
  *
  * Flow: parse the whole command line against the op's table entry, parse the
  * attribute values, load every input, infer the output shape, allocate, run
- * the forward, and only then write the output (atomically, see npy_save).
+ * the forward or backward, and only then write the outputs, all or none
+ * (save_outputs: each staged in a temporary file, renamed when all are).
  * Any error prints exactly one line "dresample: error: ..." on stderr, writes
  * no file, and exits 2 for a command line that does not fit the op's
  * signature (unknown/duplicate/missing names, bad options) or 1 for anything
