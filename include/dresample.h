@@ -107,7 +107,9 @@ typedef struct drs_tensor {
 
 DRS_API const char *drs_dtype_name(drs_dtype t);
 DRS_API size_t drs_dtype_size(drs_dtype t);
-/* Element count with overflow check. */
+/* Element count with overflow check: DRS_ERR_OVERFLOW when the product of
+ * the non-zero extents times the element size overflows 64 bits, also when
+ * another extent is 0 (every op applies the same bound to every tensor). */
 DRS_API drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel);
 
 /* ------------------------------------------------------ shared enumerations */

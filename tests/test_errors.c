@@ -449,6 +449,12 @@ static void shape_bound_cases(void)
         drs_tensor Y = {DRS_F32, 4, {0, 1, H, W}, NULL};
         drs_tensor dx = X;
         double ds[4];
+        int64_t numel = -1;
+        bound_verdict("drs_tensor_numel", "", fits, drs_tensor_numel(&Y, &numel));
+        if (fits && numel != 0) {
+            printf("FAIL drs_tensor_numel of an empty tensor: %lld\n", (long long)numel);
+            g_fail++;
+        }
         /* OpenVINO Interpolate-1/4/11 and InterpolateBackprop-4, sizes mode */
         for (int v = 0; v < 4; v++) {
             const int ver = v == 0 ? 1 : v == 2 ? 11 : 4;
