@@ -516,6 +516,13 @@ def all_or_nothing():
         base + ["--out", f"data_delta={sub}/dx.npy", "--out", f"grid_delta={path('missing')}/dg.npy"],
         f"{sub}/dx.npy", "grid_delta")
     check(os.listdir(sub) == [], f"two directories: files appeared in {sub}: {os.listdir(sub)}")
+    # the last rename fails (the target is a directory): the outputs already renamed
+    # are removed again
+    isdir = path("a_isdir")
+    os.mkdir(isdir)
+    bad("last rename fails (target is a directory)",
+        base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={isdir}"], okp, "grid_delta")
+    check(os.path.isdir(isdir) and os.listdir(isdir) == [], "rename over a directory changed it")
     # an op that fails: nothing written (and an existing file keeps its bytes)
     wrong = save("a_dyw.npy", np.zeros((1, 1, 1, 3)))
     bad("op fails with two outputs requested",
