@@ -366,8 +366,9 @@ static int case_backward(void *ctx, double *const *x, const double *dy, double *
 
 /* ------------------------------------------------------- kink model */
 /* One resized axis as the op's home system evaluates it (its coordinate
- * modes, output-size rule and sizes-mode scale): the coordinate of output o as a function of the scale s and
- * the roi (b, e), and the kernel's non-differentiable offsets. */
+ * modes, output-size rule and sizes-mode scale): the coordinate of output o
+ * as a function of the scale s and the roi (b, e), and the kernel's
+ * non-differentiable offsets. */
 typedef struct axis_model {
     int onnx;            /* 1: ONNX Resize (fractional width s*L); 0: OpenVINO Interpolate */
     drs_coord_mode cm;

@@ -866,24 +866,25 @@ static void enum_values(char *buf, size_t n, const op_def *op, int count,
 /* The library's default of an enum attribute of op (-1: none). */
 static int enum_default(const op_def *op, const char *name)
 {
+    const int ct = !strcmp(name, "coordinate_transformation_mode"),
+              nm = !strcmp(name, "nearest_mode"), md = !strcmp(name, "mode");
     if (op->family == FAM_INTERPOLATE || op->family == FAM_BACKPROP) {
         const drs_interpolate_attrs a = drs_interpolate_attrs_default(op->version);
-        return !strcmp(name, "coordinate_transformation_mode") ? (int)a.coordinate_transformation_mode
-               : !strcmp(name, "nearest_mode")                 ? (int)a.nearest_mode
-                                                               : -1;
+        return ct ? (int)a.coordinate_transformation_mode : nm ? (int)a.nearest_mode : -1;
     }
     if (op->family == FAM_RESIZE) {
         const drs_resize_attrs a = drs_resize_attrs_default(op->version);
-        return !strcmp(name, "mode")                             ? (int)a.mode
-               : !strcmp(name, "coordinate_transformation_mode") ? (int)a.coordinate_transformation_mode
-               : !strcmp(name, "nearest_mode")                   ? (int)a.nearest_mode
-               : !strcmp(name, "keep_aspect_ratio_policy")       ? (int)a.keep_aspect_ratio_policy
-                                                                 : -1;
+        if (!strcmp(name, "keep_aspect_ratio_policy"))
+            return (int)a.keep_aspect_ratio_policy;
+        return md ? (int)a.mode
+               : ct ? (int)a.coordinate_transformation_mode
+               : nm ? (int)a.nearest_mode
+                    : -1;
     }
     if (op->family == FAM_TORCH)
-        return !strcmp(name, "mode") ? (int)drs_torch_interpolate_attrs_default().mode : -1;
+        return md ? (int)drs_torch_interpolate_attrs_default().mode : -1;
     const drs_grid_sample_attrs a = drs_grid_sample_attrs_default(op->version);
-    return !strcmp(name, "mode") ? (int)a.mode : !strcmp(name, "padding_mode") ? (int)a.padding_mode : -1;
+    return md ? (int)a.mode : !strcmp(name, "padding_mode") ? (int)a.padding_mode : -1;
 }
 
 static const char *interp_mode_s(const op_def *op, int v)
