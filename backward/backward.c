@@ -828,6 +828,16 @@ static drs_status param_grads(const drs_plan *p, const drs_tensor *x, const drs_
 {
     for (int i = 0; i < n; i++)
         tmp[i] = 0.0;
+    /* An empty data or output_delta makes every parameter gradient an empty
+     * sum: 0, with no table built (an empty batch may carry output extents
+     * of 2^31 whose tables would not fit in memory). */
+    int64_t nx = 1, ny = 1;
+    for (int i = 0; i < x->rank; i++)
+        nx *= x->shape[i] ? 1 : 0;
+    for (int i = 0; i < dy->rank; i++)
+        ny *= dy->shape[i] ? 1 : 0;
+    if (nx == 0 || ny == 0)
+        return DRS_OK;
     drs_tables T;
     drs_status st = drs_tables_build(p, &T, 0, -1, DRS_PARAM_NONE);
     if (st)

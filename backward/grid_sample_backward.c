@@ -1,5 +1,5 @@
 /* grid_sample_backward.c — GridSample gradients w.r.t. data and grid
- * (PyTorch's rules, notes §7.5), f32 and f64.
+ * (PyTorch's rules, docs/semantics.md), f32 and f64.
  *
  * Forward (grid_sample.c):  y[n,c,q] = sum_k w_k(g[n,q]) x[n,c,off_k]
  *  - grid_delta[n,q,k] = m_k * sum_c dy[n,c,q] * sum_taps (dw/du_k) x[n,c,off]

@@ -1,4 +1,4 @@
-/* bench.c — the benchmark of issue 6, over the public API only.
+/* bench.c — the benchmark against PyTorch, over the public API only.
  *
  * Times the forward and the backward (every gradient PyTorch computes for the
  * same call: the input gradient; for grid sample the input and grid gradients)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_torch.py — dresample vs PyTorch on the workloads of issue 6, in one run.
+"""compare_torch.py — dresample vs PyTorch on the benchmark workloads, in one run.
 
 Usage: compare_torch.py PATH/TO/bench [--threads 1,2] [--quick] [--runs R] [--warmup K]
                         [--workload W1,W8,...] [--smoke] [--no-malloc-env] [--json-out FILE]
@@ -36,7 +36,7 @@ dresample's bits depend on the thread count), else 0.
 
 Output: per thread count a table (ms, ratio dresample/PyTorch, GB/s = bytes
 read + written by the forward / time, % of the copy bandwidth), the machine
-load, the 1 -> N thread scaling, the issue-6 targets that are missed, and per
+load, the 1 -> N thread scaling, the targets that are missed, and per
 thread count one line exactly
     geomean ratio vs PyTorch: fwd R bwd R (threads T)
 """
@@ -69,7 +69,7 @@ import torch
 
 A = torch.ops.aten
 
-# Targets of issue 6.
+# The project's targets (bench/README.md).
 TARGET_RATIO = 0.5
 TARGET_COPY_PCT = 60.0
 COPY_TARGET_WORKLOADS = ("W1", "W2", "W9", "W10")  # nearest / bilinear 2x forward
@@ -424,7 +424,7 @@ def main():
     grouped = {}
     for T, name, what in misses:
         grouped.setdefault((name, T), []).append(what)
-    print(f"== issue-6 targets missed ({len(misses)} misses in {len(grouped)} workload x "
+    print(f"== targets missed ({len(misses)} misses in {len(grouped)} workload x "
           f"thread rows) ==")
     for name in names:
         for T in threads:

@@ -1,6 +1,6 @@
 /* demo.c — the main demo: resizes a small image through a few modes of the
- * library and prints the results (a later issue replaces this with the
- * training demos `register` and `learn_scale`). */
+ * library and prints the results.  The gradients are shown by the training
+ * examples `register` and `learn_scale` next to it. */
 #include <dresample.h>
 #include <stdio.h>
 

@@ -1,4 +1,4 @@
-# The gallery (issue 5): resamples a synthetic image through every mode and
+# The gallery: resamples a synthetic image through every mode and
 # writes PNG images and gradient heat-maps with libpng (Debian: libpng-dev).
 # docs/img/ holds a committed run (`build/examples/gallery docs/img`); the
 # test runs it into the build tree and checks that every file exists, is a

@@ -9,10 +9,10 @@
  * alone pins s only to a bracket of width 1/16: floor(16 s) = 21 means
  * s in [1.3125, 1.375).  We start at the bracket's low end (the scale the
  * size suggests, O/L) and descend on mean((Interpolate(x; s) - target)^2),
- * holding the output size fixed (SPEC §3: s stays inside its bracket).
+ * holding the output size fixed (the scales gradient's definition: s stays inside its bracket).
  * The gradient comes from the tape's Interpolate with scales as a variable;
  * at step 0 it is cross-checked against InterpolateBackprop-4
- * (drs_interpolate_backprop), the seed op, called directly.
+ * (drs_interpolate_backprop), the gradient op, called directly.
  *
  * Exits 0 only if every |s - s_true| < TOL.  Usage: learn_scale [steps]
  */
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         TRY(drs_tape_backward(loss));
         const double *g = drs_var_grad(s).data;
         if (step == 0) {
-            /* The same gradient from the seed op InterpolateBackprop-4, with
+            /* The same gradient from the gradient op InterpolateBackprop-4, with
              * output_delta = d mse / d y = 2 (y - target) / n. */
             const int64_t n = O[0] * O[1];
             double *dy = malloc(sizeof(double) * (size_t)n), sd[2];

@@ -1,4 +1,4 @@
-# The training examples (issue 5): each is built here and run by a test
+# The training examples: each is built here and run by a test
 # with a pass/fail criterion, so none can rot.
 #   register     learn an affine theta through GridSample(affine_grid(theta))
 #   learn_scale  recover a resize factor through scales_delta (Interpolate-4)

@@ -35,6 +35,11 @@ int drs__overlaps(const drs_tensor *a, const drs_tensor *b);
 /* Validates a tensor view's rank/shape/data pointer; name is used in messages. */
 drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor *t,
                              int64_t *numel);
+/* Shape bound of every tensor, input, output or gradient: extents >= 0 and the
+ * product of the non-zero extents times elsize fits in int64 (checked even
+ * when an extent is 0).  *numel (may be NULL) gets the element count. */
+drs_status drs__check_extents(const char *op, const char *name, int rank, const int64_t *shape,
+                              size_t elsize, int64_t *numel);
 
 /* ---- kernels ---- */
 typedef enum drs_kernel {
@@ -119,7 +124,7 @@ typedef enum drs_param {
 } drs_param;
 
 /* Builds the table of one axis; with param != NONE also dw/dθ (right
- * derivative at kinks, SPEC §3), keeping zero-weight taps whose derivative is
+ * derivative at kinks, docs/semantics.md), keeping zero-weight taps whose derivative is
  * not zero. */
 drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float, drs_param param);
 /* Keys cubic weights (and d/dt) of taps floor(c)-1..floor(c)+2, t = c - floor(c). */

@@ -192,13 +192,11 @@ drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, cons
         p->P = 0;
     if (drs__mul_overflow(p->in[0], p->in[1], &p->Q) || drs__mul_overflow(p->Q, p->in[2], &p->Q))
         p->Q = 0;
-    int64_t ny = 1;
-    for (int i = 0; i < r; i++)
-        if (drs__mul_overflow(ny, p->out_shape[i], &ny))
-            return drs__fail(DRS_ERR_OVERFLOW, "%s: output element count overflows 64 bits", op);
-    int64_t bytes;
-    if (drs__mul_overflow(ny, (int64_t)drs_dtype_size(data->dtype), &bytes))
-        return drs__fail(DRS_ERR_OVERFLOW, "%s: output byte size overflows 64 bits", op);
+    int64_t ny;
+    drs_status so = drs__check_extents(op, "output (N, C of data, spatial extents of grid)", r,
+                                       p->out_shape, drs_dtype_size(data->dtype), &ny);
+    if (so != DRS_OK)
+        return so;
     if (ny > 0 && (p->in[0] == 0 || p->in[1] == 0 || p->in[2] == 0))
         return drs__fail(DRS_ERR_SHAPE,
                          "%s: data spatial axes must be non-empty when the output is not "
@@ -346,7 +344,7 @@ GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int
     if (!isfinite(u)) {
         if (p->pad == DRS_GRID_PAD_ZEROS)
             return 0; /* sample 0, gradient 0 */
-        u = isnan(u) ? 0.0 : (u > 0.0 ? Lm1 : 0.0); /* SPEC §4 */
+        u = isnan(u) ? 0.0 : (u > 0.0 ? Lm1 : 0.0); /* non-finite: edge or pixel 0 */
         dudg = 0.0;
     }
     if (mode == DRS_GRID_NEAREST) {
@@ -355,7 +353,7 @@ GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int
     }
     if (mode == DRS_GRID_BICUBIC) {
         *uo = u;
-        *mo = dudg; /* no padding factor (notes §7.5) */
+        *mo = dudg; /* no padding factor (PyTorch's rule) */
         return 1;
     }
     double kappa = 1.0;

@@ -59,7 +59,7 @@ typedef struct drs_gs_block {
     double *m;     /* NULL: no derivatives */
 } drs_gs_block;
 
-/* Validates attrs, data and grid (all of SPEC §4 that concerns them) and
+/* Validates attrs, data and grid (every rejection rule that concerns them) and
  * fills the plan.  need_data: the data pointers must be set (not for shape
  * inference, which reads shapes only). */
 drs_status drs_gs_plan_make(drs_gs_plan *p, const drs_grid_sample_attrs *a, const drs_tensor *data,

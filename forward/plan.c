@@ -128,19 +128,14 @@ static void order_passes(drs_plan *p)
     }
 }
 
-/* The output element count and byte size must fit in 64 bits (TensorFlow and
- * PyTorch CVEs: sizes like 2065374891 x 1145309325). */
+/* The output shape must be one a consumer can hold: the product of its
+ * non-zero extents times the element size fits in 64 bits, even when another
+ * extent is 0 (TensorFlow and PyTorch CVEs: sizes like 2065374891 x
+ * 1145309325; an empty batch with 536870912 x 1250999896764). */
 static drs_status plan_finish(drs_plan *p)
 {
-    int64_t n = 1, bytes;
-    for (int i = 0; i < p->rank; i++)
-        if (drs__mul_overflow(n, p->out_shape[i], &n))
-            FAIL(DRS_ERR_OVERFLOW, "%s: output element count overflows 64 bits (axis %d = %lld)",
-                 p->op, i, (long long)p->out_shape[i]);
-    if (drs__mul_overflow(n, (int64_t)drs_dtype_size(p->dtype), &bytes))
-        FAIL(DRS_ERR_OVERFLOW, "%s: output byte size overflows 64 bits (%lld elements)", p->op,
-             (long long)n);
-    return DRS_OK;
+    return drs__check_extents(p->op, "output from the requested sizes or scales", p->rank,
+                              p->out_shape, drs_dtype_size(p->dtype), NULL);
 }
 
 static drs_status check_data(const char *op, const char *name, const drs_tensor *x)
@@ -297,7 +292,7 @@ drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, co
                 return s;
     }
 
-    /* ---- v1 -> v4 lowering (notes §2.3) ---- */
+    /* ---- v1 -> v4 lowering (as OpenVINO's reference evaluates v1) ---- */
     drs_interp_mode m4 = mode;
     drs_coord_mode cm4 = cm;
     drs_nearest_mode nm4 = at->nearest_mode;
@@ -695,7 +690,7 @@ drs_status drs_resize_forward(drs_tensor *Y, const drs_tensor *X, const drs_resi
 }
 
 /* =====================================================================
- * PyTorch F.interpolate preset (notes §8.1)
+ * PyTorch F.interpolate preset
  * ===================================================================== */
 drs_torch_interpolate_attrs drs_torch_interpolate_attrs_default(void)
 {

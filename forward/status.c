@@ -156,6 +156,41 @@ drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel)
     return drs__check_tensor("tensor", "tensor", t, numel);
 }
 
+drs_status drs__check_extents(const char *op, const char *name, int rank, const int64_t *shape,
+                              size_t elsize, int64_t *numel)
+{
+    /* The product of the non-zero extents must fit too: an empty tensor of
+     * shape (0, 2^29, 2^40) has no bytes, but its row-major strides (and
+     * numpy's or PyTorch's view of it) overflow 64 bits all the same. */
+    int64_t nz = 1, bytes;
+    int empty = 0, over = 0;
+    for (int i = 0; i < rank; i++) {
+        if (shape[i] < 0)
+            return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be >= 0, got %lld", op, name,
+                             i, (long long)shape[i]);
+        if (shape[i] == 0)
+            empty = 1;
+        else if (!over && drs__mul_overflow(nz, shape[i], &nz))
+            over = 1;
+    }
+    if (!over && drs__mul_overflow(nz, (int64_t)elsize, &bytes))
+        over = 1;
+    if (over) {
+        char buf[160];
+        int n = 0;
+        for (int i = 0; i < rank && n < (int)sizeof buf; i++)
+            n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%lld", i ? ", " : "",
+                          (long long)shape[i]);
+        return drs__fail(DRS_ERR_OVERFLOW,
+                         "%s: %s: shape [%s] is too large: the product of its non-zero extents "
+                         "times the element size (%zu bytes) overflows 64 bits",
+                         op, name, buf, elsize);
+    }
+    if (numel)
+        *numel = empty ? 0 : nz;
+    return DRS_OK;
+}
+
 drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor *t,
                              int64_t *numel)
 {
@@ -167,18 +202,10 @@ drs_status drs__check_tensor(const char *op, const char *name, const drs_tensor 
     if (t->rank < 1 || t->rank > DRS_MAX_RANK)
         return drs__fail(DRS_ERR_SHAPE, "%s: %s rank must be in [1, %d], got %d", op, name,
                          DRS_MAX_RANK, t->rank);
-    int64_t n = 1;
-    for (int i = 0; i < t->rank; i++) {
-        if (t->shape[i] < 0)
-            return drs__fail(DRS_ERR_SHAPE, "%s: %s shape[%d] must be >= 0, got %lld", op, name,
-                             i, (long long)t->shape[i]);
-        if (drs__mul_overflow(n, t->shape[i], &n))
-            return drs__fail(DRS_ERR_OVERFLOW, "%s: %s element count overflows 64 bits", op,
-                             name);
-    }
-    int64_t bytes;
-    if (drs__mul_overflow(n, (int64_t)drs_dtype_size(t->dtype), &bytes))
-        return drs__fail(DRS_ERR_OVERFLOW, "%s: %s byte size overflows 64 bits", op, name);
+    int64_t n;
+    drs_status s = drs__check_extents(op, name, t->rank, t->shape, drs_dtype_size(t->dtype), &n);
+    if (s != DRS_OK)
+        return s;
     if (n > 0 && !t->data)
         return drs__fail(DRS_ERR_INVALID_ARGUMENT, "%s: %s: data pointer is NULL for %lld elements",
                          op, name, (long long)n);

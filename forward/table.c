@@ -270,7 +270,7 @@ static void row_normalise(row_acc *r, double S, double dS)
     }
 }
 
-/* Keys derivative W'(u) for u >= 0 (notes §1.4). */
+/* Keys derivative W'(u) for u >= 0. */
 static double keys_d(double a, double u)
 {
     if (u <= 1.0)
@@ -302,7 +302,7 @@ void drs_cubic_taps(double a, double t, double w[4], double dwdt[4])
  * kk = c-1 and ratio 1 when c is an integer; we always use kk = floor(c),
  * ratio in [0, 1): the extra window position then carries weight exactly 0, so
  * the values are identical, and the derivative is the right derivative
- * (SPEC §3).  Edge replication folds outside taps onto the edge; exclude
+ * (docs/semantics.md).  Edge replication folds outside taps onto the edge; exclude
  * drops them and renormalises.  dc: dc/dθ; dsc: d(antialias stretch)/dθ. */
 static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, int64_t n,
                       row_acc *r)

@@ -4,7 +4,7 @@
  * over float64 buffers: inputs data [, scales] [, roi] [, grid], forward
  * through the public forward call, backward through the public backward call
  * (overwrite mode).  Which gradients exist and which are exactly zero follows
- * SPEC §3.  The differentiable parameters are drawn at random and a draw is
+ * docs/semantics.md.  The differentiable parameters are drawn at random and a draw is
  * rejected when the op is not differentiable anywhere near it (see
  * axis_kinks() and grid_kinks() for the model of where the kinks are).
  * Everything here goes through include/dresample.h only. */
@@ -365,9 +365,10 @@ static int case_backward(void *ctx, double *const *x, const double *dy, double *
 }
 
 /* ------------------------------------------------------- kink model */
-/* One resized axis as the op's home system evaluates it (notes §1.1, §1.2,
- * §3.2, §6.3): the coordinate of output o as a function of the scale s and
- * the roi (b, e), and the kernel's non-differentiable offsets. */
+/* One resized axis as the op's home system evaluates it (its coordinate
+ * modes, output-size rule and sizes-mode scale): the coordinate of output o
+ * as a function of the scale s and the roi (b, e), and the kernel's
+ * non-differentiable offsets. */
 typedef struct axis_model {
     int onnx;            /* 1: ONNX Resize (fractional width s*L); 0: OpenVINO Interpolate */
     drs_coord_mode cm;
@@ -466,7 +467,7 @@ static int axis_kinks(const axis_model *m, double s, double ds, double b, double
     return -1;
 }
 
-/* Grid coordinate g along an axis of length L (notes §7.2, §7.3). */
+/* Grid coordinate g along an axis of length L (denormalised, then padded). */
 static int grid_kinks(const drs_grid_sample_attrs *a, int64_t L, double g)
 {
     const double d = GC_PARAM_MARGIN;
@@ -531,7 +532,7 @@ static int resolve_axes(const drs_gc_op *op, axis_info *ax)
     return n;
 }
 
-/* The coordinate scale of Resize in sizes mode (notes §6.3). */
+/* The coordinate scale of Resize in sizes mode. */
 static double resize_sizes_scale(const drs_gc_op *op, const axis_info *ax, int nax, int i)
 {
     const drs_aspect_policy pol = op->resize.keep_aspect_ratio_policy;
@@ -572,7 +573,7 @@ static void fill_model(axis_model *m, const drs_gc_op *op, const axis_info *ax, 
     }
 }
 
-/* SPEC §3: the scales gradient of axis i is exactly zero. */
+/* The scales gradient of axis i is exactly zero (docs/semantics.md). */
 static int scale_grad_zero(const drs_gc_op *op, const axis_model *m, double s)
 {
     if (!scales_mode(op))

@@ -107,7 +107,9 @@ typedef struct drs_tensor {
 
 DRS_API const char *drs_dtype_name(drs_dtype t);
 DRS_API size_t drs_dtype_size(drs_dtype t);
-/* Element count with overflow check. */
+/* Element count with overflow check: DRS_ERR_OVERFLOW when the product of
+ * the non-zero extents times the element size overflows 64 bits, also when
+ * another extent is 0 (every op applies the same bound to every tensor). */
 DRS_API drs_status drs_tensor_numel(const drs_tensor *t, int64_t *numel);
 
 /* ------------------------------------------------------ shared enumerations */
@@ -283,12 +285,12 @@ DRS_API drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_t
  *                                 then y (height), then z (depth).
  * output [N, C, out spatial...]  dtype of data.
  * Coordinates are normalised to [-1, 1]; align_corners=1 maps -1/+1 to the
- * centres of the corner pixels, 0 to their outer edges (SPEC §2.3: the
- * standard meaning, not seed 004's inverted text).
+ * centres of the corner pixels, 0 to their outer edges (the
+ * standard meaning, not the inverted text of OpenVINO's GridSample-9 page).
  * Modes: bilinear (ONNX 20+ "linear"; trilinear for 5-D), nearest (round half
  * to even, then pad the index, as OpenVINO and the ONNX reference do), bicubic
  * (ONNX 20+ "cubic"; Keys a = -0.75 on the raw coordinate; tricubic for 5-D).
- * Padding: zeros, border, reflection.  Non-finite coordinates (SPEC §4): with
+ * Padding: zeros, border, reflection.  Non-finite coordinates: with
  * zeros the sample is 0; with border/reflection +-inf clamps to the edge and
  * NaN samples pixel coordinate 0; their grid gradient is 0.
  * Integer data (u8, i8, i32, i64; forward only): accumulated in double, then
@@ -340,7 +342,7 @@ DRS_API drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor 
  *    exact adjoint of the implemented forward, same shape and dtype as the
  *    data; padded cells are dropped, extrapolated outputs contribute nothing.
  *  - scales_delta: d(loss)/d(scales[i]) with the output size held fixed
- *    (SPEC §3), one double per scales entry.  Exactly 0 for nearest, area,
+ *    (docs/semantics.md), one double per scales entry.  Exactly 0 for nearest, area,
  *    the pillow modes, OpenVINO's identity short-cut, integer-width
  *    align_corners, and in sizes mode (the scales do not enter the forward).
  *  - roi_delta (Resize with tf_crop_and_resize): d(loss)/d(roi[i]), one double
@@ -362,9 +364,9 @@ DRS_API drs_status drs_interpolate_backward(drs_tensor *data_delta, double *scal
                                     const drs_interpolate_inputs *in,
                                     const drs_interpolate_attrs *attrs, drs_grad_mode mode);
 
-/* InterpolateBackprop-4 (seed 001): attrs->version must be 4; outputs
+/* InterpolateBackprop-4 (defined in docs/semantics.md): attrs->version must be 4; outputs
  * input_delta (shape of data) and scales_delta (scales mode only: requesting
- * it in sizes mode is an error, as the seed has no such output there). */
+ * it in sizes mode is an error, as the op has no such output there). */
 DRS_API drs_status drs_interpolate_backprop(drs_tensor *input_delta, double *scales_delta,
                                     const drs_tensor *data, const drs_tensor *output_delta,
                                     const drs_interpolate_inputs *in,
@@ -385,8 +387,8 @@ DRS_API drs_status drs_torch_interpolate_backward(drs_tensor *input_delta,
                                           drs_grad_mode mode);
 
 /* GridSample.  data_delta: shape/dtype of data; grid_delta: shape/dtype of
- * grid; either may be NULL (not computed).  PyTorch's gradient rules (notes
- * §7.5): border counts as clipped (factor 0 at and beyond the edge),
+ * grid; either may be NULL (not computed).  PyTorch's gradient rules
+ * (docs/semantics.md): border counts as clipped (factor 0 at and beyond the edge),
  * reflection flips the sign per reflection, nearest has a zero grid
  * gradient, bicubic has no padding factor.  data_delta is the exact adjoint
  * of the forward: each pixel sums its entries in ascending (point, tap) order,

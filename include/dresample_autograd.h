@@ -184,7 +184,7 @@ DRS_API drs_status drs_ag_affine_grid(drs_var **grid, drs_var *theta, int n_spat
 /* OpenVINO Interpolate-1/4/11 on data (f32/f64).  in: sizes and axes (copied
  * into the tape) and, when scales is NULL, constant scales.  scales: NULL, or
  * an f64 rank-1 var used as in->scales (Interpolate-11: scales_or_sizes in
- * scales mode) whose gradient is scales_delta (SPEC §3: output size held
+ * scales mode) whose gradient is scales_delta (docs/semantics.md: output size held
  * fixed); then in->scales must be NULL.  Interpolate-1 takes no scales.
  * in == NULL means every 1-D input absent (so a scales var is the only one). */
 DRS_API drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *scales,

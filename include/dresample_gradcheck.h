@@ -219,7 +219,7 @@ typedef struct drs_gc_case {
 /* Validates the op through the library (infer_shape; DRS_ERR_INVALID_ARGUMENT
  * for an invalid combination, with drs_last_error() naming it), samples the
  * parameters (seeded; `avoid` accumulates the rejections and may be NULL),
- * decides which gradients exist and which are exactly zero (SPEC §3), and
+ * decides which gradients exist and which are exactly zero (docs/semantics.md), and
  * builds the function under test.  Free with drs_gc_case_free(). */
 DRS_API drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op, uint64_t seed,
                                drs_gc_avoid *avoid);

@@ -10,6 +10,6 @@ add_test(NAME test_npy COMMAND test_npy)
 add_test(NAME test_cli
          COMMAND ${DRS_TEST_PY} ${CMAKE_CURRENT_LIST_DIR}/test_cli.py $<TARGET_FILE:dresample_cli>)
 
-# The CVE list of anchors §3.2 through the command line (numpy + stdlib).
+# The TensorFlow/PyTorch/Pillow resize CVE inputs through the command line (numpy + stdlib).
 add_test(NAME test_hostile_cli
          COMMAND ${DRS_TEST_PY} ${CMAKE_CURRENT_LIST_DIR}/test_hostile_cli.py $<TARGET_FILE:dresample_cli>)

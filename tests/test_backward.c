@@ -5,7 +5,7 @@
  *    x axes pattern x sizes/scales, for every op version;
  *  - scales_delta and roi_delta against float64 central finite differences of
  *    the forward with the output size held fixed (points away from kinks);
- *  - exact zeros where SPEC §3 says so; accumulate = overwrite + prior value;
+ *  - exact zeros where docs/semantics.md says so; accumulate = overwrite + prior value;
  *  - 1/2/4-thread bit equality; every backward rejection rule with canaries.
  * Set DRS_TEST_VERBOSE=1 to list every case. */
 #include <dresample.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_cli.py — the `dresample` command line (SPEC.md §6).
+"""test_cli.py — the `dresample` command line (its contract: docs/semantics.md).
 
 Usage: test_cli.py PATH/TO/dresample
 
@@ -343,6 +343,207 @@ def grid_sample():
         "outputs: data_delta, grid_delta", 2)
 
 
+# The ops, ports and attributes the command line must document, written down
+# here from the operator documents (OpenVINO Interpolate-1/4/11 and
+# GridSample-9, ONNX Resize-10..19 and GridSample-16/20/22, PyTorch
+# F.interpolate, and InterpolateBackprop-4 as docs/semantics.md defines it),
+# not read back from the help text.
+CT_OV = ["half_pixel", "pytorch_half_pixel", "asymmetric", "tf_half_pixel_for_nn", "align_corners"]
+NM_OV = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"]
+NM_ONNX = ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"]
+BOOL = ["0", "1"]
+INTERP4_ATTRS = {"mode": ["nearest", "linear", "linear_onnx", "cubic"],
+                 "shape_calculation_mode": ["sizes", "scales"],
+                 "coordinate_transformation_mode": CT_OV, "nearest_mode": NM_OV,
+                 "antialias": BOOL, "pads_begin": [], "pads_end": [], "cube_coeff": []}
+
+
+def resize_attrs(opset):
+    ct = ["half_pixel", "pytorch_half_pixel", "asymmetric", "align_corners", "tf_crop_and_resize"]
+    if opset == 11:
+        ct.append("tf_half_pixel_for_nn")
+    if opset >= 19:
+        ct.append("half_pixel_symmetric")
+    a = {"mode": ["nearest", "linear", "cubic"], "coordinate_transformation_mode": ct,
+         "nearest_mode": NM_ONNX, "cubic_coeff_a": [], "exclude_outside": BOOL,
+         "extrapolation_value": []}
+    if opset >= 18:
+        a.update({"antialias": BOOL, "axes": [],
+                  "keep_aspect_ratio_policy": ["stretch", "not_larger", "not_smaller"]})
+    return a
+
+
+GS_ATTRS = {"align_corners": BOOL, "padding_mode": ["zeros", "border", "reflection"]}
+# op: (inputs, forward output, gradient outputs, {attribute: values})
+HELP_OPS = {
+    "Interpolate-1": (["data", "target_spatial_shape"], "output", ["data_delta"],
+                      {"axes": [], "mode": ["nearest", "linear", "cubic", "area"],
+                       "align_corners": BOOL, "antialias": BOOL, "pads_begin": [], "pads_end": []}),
+    "Interpolate-4": (["data", "sizes", "scales", "axes"], "output", ["data_delta", "scales_delta"],
+                      INTERP4_ATTRS),
+    "Interpolate-11": (["image", "scales_or_sizes", "axes"], "output",
+                       ["image_delta", "scales_or_sizes_delta"],
+                       dict(INTERP4_ATTRS, mode=INTERP4_ATTRS["mode"] + ["bilinear_pillow", "bicubic_pillow"])),
+    "Resize-10": (["X", "scales"], "Y", ["X_delta", "scales_delta"], {"mode": ["nearest", "linear"]}),
+    "TorchInterpolate": (["input"], "output", ["input_delta"],
+                         {"size": [], "scale_factor": [], "align_corners": BOOL, "antialias": BOOL,
+                          "recompute_scale_factor": BOOL,
+                          "mode": ["nearest", "nearest-exact", "linear", "bilinear", "bicubic",
+                                   "trilinear", "area"]}),
+    "InterpolateBackprop-4": (["data", "output_delta", "sizes", "scales", "axes"], None,
+                              ["input_delta", "scales_delta"], INTERP4_ATTRS),
+    "GridSample-9": (["data", "grid"], "output", ["data_delta", "grid_delta"],
+                     dict(GS_ATTRS, mode=["bilinear", "nearest", "bicubic"])),
+    "GridSample-16": (["X", "grid"], "Y", ["X_delta", "grid_delta"],
+                      dict(GS_ATTRS, mode=["bilinear", "nearest", "bicubic"])),
+}
+for _o in (11, 13, 18, 19):
+    HELP_OPS[f"Resize-{_o}"] = (["X", "roi", "scales", "sizes"], "Y", ["X_delta", "roi_delta", "scales_delta"],
+                                resize_attrs(_o))
+for _v in (20, 22):
+    HELP_OPS[f"GridSample-{_v}"] = (["X", "grid"], "Y", ["X_delta", "grid_delta"],
+                                    dict(GS_ATTRS, mode=["linear", "nearest", "cubic"]))
+
+
+def words(text):
+    return set(text.replace(",", " ").replace("|", " ").replace("*", " ").replace("(", " ")
+               .replace(")", " ").replace(";", " ").replace("=", " ").split())
+
+
+def help_text():
+    """--help: both subcommands, every op with every port (forward and backward) and
+    every attribute with every value."""
+    rc, so, se = run(["--help"])
+    check(rc == 0 and se == "", f"--help: exit {rc}, stderr {se!r}")
+    lines = so.splitlines()
+    for cmd in ("run", "gradcheck"):
+        check(any(l.startswith(f"  {cmd} ") for l in lines), f"--help lacks the {cmd} subcommand line")
+    rc, so2, se = run(["gradcheck", "--help"])
+    check(rc == 0 and "--op" in so2, f"gradcheck --help: exit {rc}")
+    # one section per op: "  OP" then indented lines
+    sections, cur = {}, None
+    for l in lines:
+        if l.startswith("  ") and not l.startswith("   ") and l.strip() in HELP_OPS:
+            cur = l.strip()
+            sections[cur] = []
+        elif cur and l.startswith("    "):
+            sections[cur].append(l.strip())
+        else:
+            cur = None
+    for op, (ins, out, grads, attrs) in HELP_OPS.items():
+        sec = sections.get(op)
+        if sec is None:
+            check(False, f"--help lacks op {op}")
+            continue
+        field = {}
+        last = None
+        for l in sec:
+            head, _, rest = l.partition(":")
+            if head in ("in", "out", "backward", "attr") and _:
+                last = head
+                field.setdefault(head, []).append(rest)
+            elif last == "attr":
+                field["attr"].append(l)
+        for port in ins:
+            check(port in words(" ".join(field.get("in", []))), f"--help {op}: input {port} missing")
+        grad_text = " ".join(field.get("backward" if out else "out", []))
+        if out:
+            check(out in words(" ".join(field.get("out", []))), f"--help {op}: output {out} missing")
+            check("output_delta" in words(grad_text), f"--help {op}: backward input output_delta missing")
+        for g in grads:
+            check(g in words(grad_text), f"--help {op}: gradient output {g} missing")
+        attr_lines = {}
+        for l in field.get("attr", []):
+            name, _, vals = l.strip().partition("=")
+            attr_lines[name.strip().rstrip("*")] = vals
+        for a, vals in attrs.items():
+            if a not in attr_lines:
+                check(False, f"--help {op}: attribute {a} missing")
+                continue
+            check(attr_lines[a].strip() != "", f"--help {op}: attribute {a} has no values")
+            for v in vals:
+                check(v in words(attr_lines[a]), f"--help {op}: attribute {a} lacks value {v}")
+        extra = set(attr_lines) - set(attrs)
+        check(not extra, f"--help {op}: attributes not in the op documents: {extra}")
+    print("ok   --help:", len(sections), "ops,", sum(len(v[3]) for v in HELP_OPS.values()), "attributes checked")
+
+
+def all_or_nothing():
+    """Several outputs appear together or not at all: a second output that cannot be
+    written (missing directory, under a regular file, read-only directory) or an op
+    that fails leaves no output file and no temporary behind."""
+    x = save("ax.npy", np.array([[[[1, 2, 4, 8]]]], np.float64))
+    g = save("ag.npy", np.array([[[[-1 / 3, 0.0], [1.0, 0.0]]]], np.float64))
+    dy = save("ady.npy", np.array([[[[1.0, 1.0]]]], np.float64))
+    base = ["run", "GridSample-9", "--attr", "align_corners=1", "--in", f"data={x}", "--in", f"grid={g}",
+            "--backward", "--in", f"output_delta={dy}"]
+    okp = path("a_ok.npy")
+    # both writable: both appear
+    dg = path("a_dg.npy")
+    rc, so, se = run(base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={dg}"])
+    check(rc == 0 and os.path.exists(okp) and os.path.exists(dg), f"two outputs: exit {rc} {se.strip()}")
+    os.unlink(okp)
+    os.unlink(dg)
+    # the second output in a missing directory
+    bad("second output in a missing directory",
+        base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={path('no/such/dir/dg.npy')}"],
+        okp, "grid_delta")
+    # ... and the first one there (order does not matter)
+    bad("first output in a missing directory",
+        base + ["--out", f"grid_delta={path('no/such/dir/dg.npy')}", "--out", f"data_delta={okp}"],
+        okp, "grid_delta")
+    # under a regular file: cannot be created, even as root
+    reg = save("a_regular.npy", np.zeros(1))
+    bad("second output under a regular file",
+        base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={reg}/dg.npy"], okp, "grid_delta")
+    # a read-only directory (permissions do not bind root: skipped there)
+    ro = path("a_ro")
+    os.mkdir(ro)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        print("skip read-only directory (running as root: permissions do not bind)")
+    else:
+        os.chmod(ro, 0o555)
+        try:
+            bad("second output in a read-only directory",
+                base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={ro}/dg.npy"], okp, "grid_delta")
+            check(os.listdir(ro) == [], f"read-only dir: files appeared {os.listdir(ro)}")
+        finally:
+            os.chmod(ro, 0o755)
+    # the outputs in two directories, one of them failing after the other staged
+    sub = path("a_sub")
+    os.mkdir(sub)
+    bad("outputs in two directories, one missing",
+        base + ["--out", f"data_delta={sub}/dx.npy", "--out", f"grid_delta={path('missing')}/dg.npy"],
+        f"{sub}/dx.npy", "grid_delta")
+    check(os.listdir(sub) == [], f"two directories: files appeared in {sub}: {os.listdir(sub)}")
+    # the last rename fails (the target is a directory): the outputs already renamed
+    # are removed again
+    isdir = path("a_isdir")
+    os.mkdir(isdir)
+    bad("last rename fails (target is a directory)",
+        base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={isdir}"], okp, "grid_delta")
+    check(os.path.isdir(isdir) and os.listdir(isdir) == [], "rename over a directory changed it")
+    # an op that fails: nothing written (and an existing file keeps its bytes)
+    wrong = save("a_dyw.npy", np.zeros((1, 1, 1, 3)))
+    bad("op fails with two outputs requested",
+        base[:-1] + [f"output_delta={wrong}", "--out", f"data_delta={okp}", "--out", f"grid_delta={dg}"],
+        okp, "output_delta shape")
+    check(not os.path.exists(dg), "op fails: grid_delta written")
+    with open(okp, "wb") as f:
+        f.write(b"old")
+    before = set(os.listdir(TMP))
+    rc, so, se = run(base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={path('no/dir')}/dg.npy"])
+    with open(okp, "rb") as f:
+        check(rc == 1 and f.read() == b"old", "an existing output file was changed by a failed run")
+    check(set(os.listdir(TMP)) == before, "failed run over an existing file left files")
+    os.unlink(okp)
+    # forward: the op fails (negative size) -> no output
+    s = save("a_sz.npy", np.array([1, 1, 1, -4], np.int64))
+    y = path("a_y.npy")
+    bad("forward op fails", ["run", "Resize-19", "--in", f"X={x}", "--in", f"sizes={s}", "--out", f"Y={y}"],
+        y, "sizes")
+
+
 def main():
     global CLI, TMP
     if len(sys.argv) != 2:
@@ -355,6 +556,8 @@ def main():
         errors()
         backward()
         grid_sample()
+        help_text()
+        all_or_nothing()
     if failures:
         print(f"test_cli: {len(failures)} failure(s)")
         return 1

@@ -1,4 +1,4 @@
-/* test_errors.c — every rejection rule of SPEC.md §4, table-driven: each case
+/* test_errors.c — every rejection rule of docs/semantics.md, table-driven: each case
  * mutates a valid base call, and the test checks the status code, that the
  * thread-local message names the argument and the value, and that the output
  * buffer (filled with a canary pattern) is untouched. */
@@ -208,7 +208,7 @@ static void resize_cases(void)
     RCASE("empty X axis to non-empty output", SHP, "length 0", NULL, c.X.shape[2] = 0;
           c.in.n_scales = 0; c.in.sizes = c.sizes; c.in.n_sizes = 4; c.sizes[0] = c.sizes[1] = 1;
           c.sizes[2] = 8; c.sizes[3] = 8);
-    /* overflow (TensorFlow / PyTorch CVE inputs, anchors §3.2) */
+    /* overflow (TensorFlow / PyTorch CVE inputs) */
     RCASE("sizes 2065374891 x 1145309325 (bytes overflow)", OVF, "overflows", NULL,
           c.in.n_scales = 0; c.in.sizes = c.sizes; c.in.n_sizes = 4; c.sizes[0] = 1;
           c.sizes[1] = 1; c.sizes[2] = 2065374891; c.sizes[3] = 1145309325;
@@ -408,7 +408,8 @@ static void empty_cases(void)
     c.X.shape[0] = 0;
     c.Y.shape[0] = 0;
     rrun("empty batch", &c, DRS_OK, NULL, NULL);
-    /* an empty batch with huge sizes is still an empty output (no table work) */
+    /* an empty batch with huge sizes: the non-zero extents times 4 bytes
+     * overflow 64 bits, so the shape is rejected although it holds nothing */
     rbase(&c);
     c.X.shape[0] = 0;
     c.in.n_scales = 0;
@@ -419,7 +420,143 @@ static void empty_cases(void)
     c.sizes[2] = 2065374891;
     c.sizes[3] = 1145309325;
     c.Y = (drs_tensor){DRS_F32, 4, {0, 1, 2065374891, 1145309325}, NULL};
-    rrun("empty batch with huge sizes", &c, DRS_OK, NULL, NULL);
+    rrun("empty batch with huge sizes", &c, DRS_ERR_OVERFLOW, "non-zero extents", "2065374891");
+}
+
+/* ------------------------------------------------------------ shape bounds */
+/* Every op, forward and backward: an output (or output_delta) shape whose
+ * non-zero extents times the element size overflow 64 bits is rejected even
+ * when the batch is empty; one element less and it is a valid empty call.
+ * f32: 2^30 x 2^31 x 4 bytes = 2^63 overflows, 2^30 x (2^31 - 1) x 4 fits. */
+static void bound_verdict(const char *op, const char *what, int fits, drs_status s)
+{
+    char name[160];
+    snprintf(name, sizeof name, "shape bound %s %s (%s)", op, what, fits ? "fits" : "overflows");
+    if (fits)
+        verdict(name, s, DRS_OK, NULL, NULL);
+    else
+        verdict(name, s, DRS_ERR_OVERFLOW, "non-zero extents", fits ? NULL : "2147483648");
+}
+
+static void shape_bound_cases(void)
+{
+    const int64_t H = (int64_t)1 << 30;
+    for (int fits = 0; fits <= 1; fits++) {
+        const int64_t W = ((int64_t)1 << 31) - fits;
+        int r;
+        int64_t os[DRS_MAX_RANK];
+        drs_tensor X = {DRS_F32, 4, {0, 1, 1, 1}, NULL};
+        drs_tensor Y = {DRS_F32, 4, {0, 1, H, W}, NULL};
+        drs_tensor dx = X;
+        double ds[4];
+        int64_t numel = -1;
+        bound_verdict("drs_tensor_numel", "", fits, drs_tensor_numel(&Y, &numel));
+        if (fits && numel != 0) {
+            printf("FAIL drs_tensor_numel of an empty tensor: %lld\n", (long long)numel);
+            g_fail++;
+        }
+        /* OpenVINO Interpolate-1/4/11 and InterpolateBackprop-4, sizes mode */
+        for (int v = 0; v < 4; v++) {
+            const int ver = v == 0 ? 1 : v == 2 ? 11 : 4;
+            const char *op = v == 0 ? "Interpolate-1" : v == 1 ? "Interpolate-4"
+                             : v == 2 ? "Interpolate-11" : "InterpolateBackprop-4";
+            drs_interpolate_attrs a = drs_interpolate_attrs_default(ver);
+            a.mode = DRS_MODE_LINEAR;
+            const int64_t sz[2] = {H, W}, axes[2] = {2, 3};
+            drs_interpolate_inputs in = {sz, 2, NULL, 0, axes, 2};
+            if (v < 3) {
+                bound_verdict(op, "infer_shape", fits,
+                              drs_interpolate_infer_shape(&a, &X, &in, &r, os));
+                bound_verdict(op, "forward", fits, drs_interpolate_forward(&Y, &X, &in, &a));
+                bound_verdict(op, "backward", fits,
+                              drs_interpolate_backward(&dx, NULL, &Y, &X, &in, &a,
+                                                       DRS_GRAD_OVERWRITE));
+            } else {
+                bound_verdict(op, "input_delta", fits,
+                              drs_interpolate_backprop(&dx, NULL, &X, &Y, &in, &a,
+                                                       DRS_GRAD_OVERWRITE));
+            }
+        }
+        /* the same through scales: Interpolate-4 scales mode, with scales_delta */
+        {
+            drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+            a.mode = DRS_MODE_LINEAR;
+            a.shape_calculation_mode = DRS_SHAPE_SCALES;
+            /* a margin for the scales mode (it rounds in f32); the shape comes from
+             * infer_shape */
+            const double sc[2] = {(double)H, (double)W - (fits ? 127 : 0)}; /* f32-exact */
+            const int64_t axes[2] = {2, 3};
+            drs_interpolate_inputs in = {NULL, 0, sc, 2, axes, 2};
+            drs_tensor Ys = Y;
+            drs_status si = drs_interpolate_infer_shape(&a, &X, &in, &r, os);
+            bound_verdict("Interpolate-4 scales", "infer_shape", fits, si);
+            if (si == DRS_OK)
+                memcpy(Ys.shape, os, sizeof os);
+            bound_verdict("Interpolate-4 scales", "forward", fits,
+                          drs_interpolate_forward(&Ys, &X, &in, &a));
+            bound_verdict("Interpolate-4 scales", "scales_delta", fits,
+                          drs_interpolate_backward(NULL, ds, &Ys, &X, &in, &a,
+                                                   DRS_GRAD_OVERWRITE));
+            bound_verdict("InterpolateBackprop-4 scales", "scales_delta", fits,
+                          drs_interpolate_backprop(&dx, ds, &X, &Ys, &in, &a,
+                                                   DRS_GRAD_OVERWRITE));
+        }
+        /* ONNX Resize-10 (scales only) and 11..19 (sizes) */
+        const int opsets[5] = {10, 11, 13, 18, 19};
+        for (int k = 0; k < 5; k++) {
+            char op[32];
+            snprintf(op, sizeof op, "Resize-%d", opsets[k]);
+            drs_resize_attrs a = drs_resize_attrs_default(opsets[k]);
+            a.mode = opsets[k] == 10 ? DRS_MODE_LINEAR : DRS_MODE_CUBIC;
+            const double sc[4] = {1, 1, (double)H, (double)W};
+            const int64_t sz[4] = {0, 1, H, W};
+            drs_resize_inputs in = opsets[k] == 10
+                                       ? (drs_resize_inputs){NULL, 0, sc, 4, NULL, 0}
+                                       : (drs_resize_inputs){NULL, 0, NULL, 0, sz, 4};
+            bound_verdict(op, "infer_shape", fits, drs_resize_infer_shape(&a, &X, &in, &r, os));
+            bound_verdict(op, "forward", fits, drs_resize_forward(&Y, &X, &in, &a));
+            bound_verdict(op, "backward", fits,
+                          drs_resize_backward(&dx, opsets[k] == 10 ? ds : NULL, NULL, &Y, &X,
+                                              &in, &a, DRS_GRAD_OVERWRITE));
+        }
+        /* PyTorch preset */
+        {
+            drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+            a.mode = DRS_TORCH_BILINEAR;
+            a.n_size = 2;
+            a.size[0] = H;
+            a.size[1] = W;
+            bound_verdict("TorchInterpolate", "infer_shape", fits,
+                          drs_torch_interpolate_infer_shape(&a, &X, &r, os));
+            bound_verdict("TorchInterpolate", "forward", fits,
+                          drs_torch_interpolate_forward(&Y, &X, &a));
+            bound_verdict("TorchInterpolate", "backward", fits,
+                          drs_torch_interpolate_backward(&dx, &Y, &X, &a, DRS_GRAD_OVERWRITE));
+        }
+        /* GridSample: data [0, C, 1, 1(, 1)], grid [0, 2^30, 1(, 1), S]: data
+         * and grid fit, the output [0, C, 2^30, 1(, 1)] does not when C = 2^31 */
+        const int versions[4] = {9, 16, 20, 22};
+        for (int k = 0; k < 6; k++) {
+            const int ver = versions[k < 4 ? k : k - 2], S = k < 4 ? 2 : 3;
+            char op[40];
+            snprintf(op, sizeof op, "GridSample-%d %dD", ver, S + 2);
+            drs_grid_sample_attrs a = drs_grid_sample_attrs_default(ver);
+            drs_tensor D = {DRS_F32, S + 2, {0, W, 1, 1, 1}, NULL};
+            drs_tensor G = {DRS_F32, S + 2, {0, H, 1, 1, S}, NULL};
+            G.shape[S + 1] = S;
+            drs_tensor O = {DRS_F32, S + 2, {0, W, H, 1, 1}, NULL};
+            drs_tensor dD = D, dG = G;
+            bound_verdict(op, "infer_shape", fits,
+                          drs_grid_sample_infer_shape(&a, &D, &G, &r, os));
+            bound_verdict(op, "forward", fits, drs_grid_sample_forward(&O, &D, &G, &a));
+            bound_verdict(op, "backward", fits,
+                          drs_grid_sample_backward(&dD, &dG, &O, &D, &G, &a,
+                                                   DRS_GRAD_OVERWRITE));
+            bound_verdict(op, "grid_delta only", fits,
+                          drs_grid_sample_backward(NULL, &dG, &O, &D, &G, &a,
+                                                   DRS_GRAD_OVERWRITE));
+        }
+    }
 }
 
 int main(void)
@@ -431,6 +568,7 @@ int main(void)
     interpolate_cases();
     torch_cases();
     empty_cases();
+    shape_bound_cases();
     printf("backward: %d rejections checked with canary gradients, %d forward-only rules\n",
            g_bwd_rejected, g_bwd_accepted);
     printf("test_errors: %d cases, %d failed\n", g_cases, g_fail);

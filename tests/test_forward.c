@@ -1,5 +1,6 @@
 /* test_forward.c — hand-computed values for every mode and coordinate mode,
- * including the edge cases of semantics-notes §9 items 1-21.  Every expected
+ * including the known edge cases of the op families (output-size rounding,
+ * length 1, rounding ties, pads, axis order, Resize-10, roi).  Every expected
  * number below was worked out by hand from the formulas (the comment shows
  * the coordinate c or the arithmetic); none comes from this library. */
 #include <dresample.h>
@@ -106,7 +107,7 @@ static const double X4[4] = {1, 2, 3, 4};
 
 static void test_output_size_rules(void)
 {
-    /* §9.1: OpenVINO int64(float(L)*(s+1e-6f)) vs ONNX floor(L*double(float s)) */
+    /* OpenVINO int64(float(L)*(s+1e-6f)) vs ONNX floor(L*double(float s)) */
     struct { int64_t L; float s; int64_t ov, onnx; } c[] = {
         {10, 0.7f, 7, 6}, {10, 0.9f, 9, 8}, {20, 0.35f, 7, 6}, {100, 0.29f, 29, 28},
         {10, 2.3f, 23, 22}, {5, 0.6f, 3, 3}, {4, 0.6f, 2, 2}, {3, 1.2f, 3, 3}};
@@ -124,12 +125,12 @@ static void test_coordinate_modes(void)
     double y[16];
     int64_t O;
     double s;
-    /* §9.2: L=4, s=0.6 -> O=2; c = (o+.5)/.6-.5 = 1/3, 2 */
+    /* L=4, s=0.6 -> O=2; c = (o+.5)/.6-.5 = 1/3, 2 */
     s = (double)0.6f;
     CHECK(!resize1d(19, DRS_MODE_LINEAR, DRS_COORD_HALF_PIXEL, X4, 4, &s, NULL, y, &O, NULL), "%s",
           drs_last_error());
     expect("half_pixel s=0.6", y, (double[]){1.0 + (0.5 / (double)0.6f - 0.5), 3.0}, 2, 1e-7);
-    /* §9.4: align_corners with ONNX's fractional width 2.4: c(1) = 3/1.4 */
+    /* align_corners with ONNX's fractional width 2.4: c(1) = 3/1.4 */
     CHECK(!resize1d(19, DRS_MODE_LINEAR, DRS_COORD_ALIGN_CORNERS, X4, 4, &s, NULL, y, &O, NULL),
           "%s", drs_last_error());
     expect("align_corners fractional", y, (double[]){1.0, 1.0 + 3.0 / (4.0 * (double)0.6f - 1.0)},
@@ -159,7 +160,7 @@ static void test_coordinate_modes(void)
                     &ra),
           "%s", drs_last_error());
     expect("tf_half_pixel_for_nn floor", y, (double[]){1, 1, 2, 2, 3, 3, 4, 4}, 8, 0);
-    /* §9.5: output length 1 */
+    /* output length 1 */
     const int64_t one = 1;
     CHECK(!resize1d(19, DRS_MODE_LINEAR, DRS_COORD_ALIGN_CORNERS, X4, 4, NULL, &one, y, &O, NULL),
           "%s", drs_last_error());
@@ -186,7 +187,7 @@ static void test_coordinate_modes(void)
     CHECK(!resize1d(19, DRS_MODE_CUBIC, DRS_COORD_ALIGN_CORNERS, x1, 1, NULL, &three, y, &O, NULL),
           "%s", drs_last_error());
     expect("L=1 align_corners", y, (double[]){7, 7, 7}, 3, 1e-12);
-    /* §9.19 half_pixel_symmetric, L=4 s=0.6: O=2, width 2.4, offset 2*(1-2/2.4)=1/3;
+    /* half_pixel_symmetric, L=4 s=0.6: O=2, width 2.4, offset 2*(1-2/2.4)=1/3;
      * c = 1/3 + (o+.5)/.6 - .5 -> 2/3, 7/3 */
     s = 0.6;
     CHECK(!resize1d(19, DRS_MODE_LINEAR, DRS_COORD_HALF_PIXEL_SYMMETRIC, X4, 4, &s, NULL, y, &O,
@@ -203,7 +204,7 @@ static void test_coordinate_modes(void)
 
 static void test_ov_shortcut(void)
 {
-    /* §9.3: L=3, s=1.2 -> O = 3 == L: OpenVINO returns the input; ONNX does not:
+    /* L=3, s=1.2 -> O = 3 == L: OpenVINO returns the input; ONNX does not:
      * c = (o+.5)/1.2-.5 = -1/12, .75, 19/12 -> 1, 1.75, 2+7/12*2 */
     const double x[3] = {1, 2, 4};
     double y[4];
@@ -278,7 +279,7 @@ static void test_nearest_modes(void)
     }
     /* c beyond L-1 clamps: asymmetric s=0.5 on L=3 -> O=1, c=0; tf_half_pixel_for_nn s=.5:
      * c = (o+.5)*2 = 1 -> [x1]; ceil */
-    /* §9.7 simple: up-sample truncates (c = o/2 -> 0 0 1 1), down-sample ceils
+    /* simple: up-sample truncates (c = o/2 -> 0 0 1 1), down-sample ceils
      * (s=.75, c = 0, 4/3, 8/3 -> 0, 2, 3) */
     drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
     a.nearest_mode = DRS_NEAREST_SIMPLE;
@@ -289,7 +290,7 @@ static void test_nearest_modes(void)
     s = 0.75;
     CHECK(!interp1d(a, X4, 4, &s, NULL, y, &O), "%s", drs_last_error());
     expect("simple down", y, (double[]){1, 3, 4}, 3, 0);
-    /* §9.20 Resize-10: asymmetric + simple */
+    /* Resize-10: asymmetric + simple */
     const double x3[3] = {1, 2, 3};
     s = 2.0;
     CHECK(!resize1d(10, DRS_MODE_NEAREST, DRS_COORD_ASYMMETRIC, x3, 3, &s, NULL, y, &O, NULL),
@@ -305,7 +306,7 @@ static void test_antialias(void)
     double y[8];
     int64_t O;
     double s = 0.6;
-    /* §9.11 ONNX linear AA, edge replicate: c = 1/3: window -1..2 (pos) weights
+    /* ONNX linear AA, edge replicate: c = 1/3: window -1..2 (pos) weights
      * tri(.6*(j-c)): j=-1: .2, 0: .8, 1: .6, 2: 0 -> (.2*1+.8*1+.6*2)/1.6 = 1.375;
      * c = 2: j=0: 0, 1: .4, 2: 1, 3: .4 -> (0.8+3+1.6)/1.8 = 3 */
     drs_resize_attrs ra = drs_resize_attrs_default(19);
@@ -317,7 +318,7 @@ static void test_antialias(void)
     CHECK(!resize1d(19, DRS_MODE_LINEAR, DRS_COORD_HALF_PIXEL, X4, 4, &s, NULL, y, &O, &ra), "%s",
           drs_last_error());
     expect("ONNX AA linear exclude", y, (double[]){2.0 / 1.4, 3.0}, 2, 1e-12);
-    /* §9.10 OpenVINO linear + antialias: exclude+renormalise -> same numbers */
+    /* OpenVINO linear + antialias: exclude+renormalise -> same numbers */
     drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
     a.mode = DRS_MODE_LINEAR;
     a.antialias = 1;
@@ -357,7 +358,7 @@ static void test_cubic_and_area(void)
     CHECK(!resize1d(19, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, X4, 4, &s, NULL, y, &O, NULL), "%s",
           drs_last_error());
     CHECK(fabs(y[1] - 1.19140625) < 1e-12, "cubic c=.25 got %.12g", y[1]);
-    /* exclude_outside (§9.12): same point, tap -1 dropped, renormalised by 1.10546875 */
+    /* exclude_outside: same point, tap -1 dropped, renormalised by 1.10546875 */
     drs_resize_attrs ra = drs_resize_attrs_default(19);
     ra.exclude_outside = 1;
     CHECK(!resize1d(19, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, X4, 4, &s, NULL, y, &O, &ra), "%s",
@@ -405,7 +406,7 @@ static void test_crop_and_resize(void)
     const double roi3[2] = {-0.5, 0.5};
     CHECK(!resize1d_roi(DRS_MODE_NEAREST, X4, 4, 3, roi3, -1.0, y), "%s", drs_last_error());
     expect("crop nearest", y, (double[]){-1.0, 1, 2}, 3, 0);
-    /* roi does not change the output shape (§9.18) */
+    /* roi does not change the output shape */
     drs_resize_attrs a = drs_resize_attrs_default(19);
     a.coordinate_transformation_mode = DRS_COORD_TF_CROP_AND_RESIZE;
     drs_tensor X = {DRS_F64, 1, {4}, (void *)X4};
@@ -419,7 +420,7 @@ static void test_crop_and_resize(void)
 static void test_pads_axes_aspect(void)
 {
     double y[16];
-    /* §9.14 pads on the interpolated axis: [1,2] -> padded [0,1,2,0], x2 half_pixel
+    /* pads on the interpolated axis: [1,2] -> padded [0,1,2,0], x2 half_pixel
      * linear_onnx (rank 2 [1,2] with all axes): c = -.25 .25 .75 1.25 1.75 2.25 2.75 3.25 */
     drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
     a.mode = DRS_MODE_LINEAR_ONNX;
@@ -449,7 +450,7 @@ static void test_pads_axes_aspect(void)
     CHECK(!drs_interpolate_forward(&Y2, &X, &in2, &a), "%s", drs_last_error());
     expect("pads on a non-axis", y, (double[]){0, 0, 1, 2}, 4, 0);
 
-    /* §9.15 unordered axes [3,2] with distinct sizes: (1,1,2,3) -> sizes (6 for axis 3, 4 for
+    /* unordered axes [3,2] with distinct sizes: (1,1,2,3) -> sizes (6 for axis 3, 4 for
      * axis 2); nearest asymmetric floor */
     const double x6[6] = {1, 2, 3, 4, 5, 6};
     drs_tensor X4d = {DRS_F64, 4, {1, 1, 2, 3}, (void *)x6};
@@ -470,7 +471,7 @@ static void test_pads_axes_aspect(void)
     expect("axes [3,-2] row 0", big, (double[]){1, 1, 2, 2, 3, 3}, 6, 0);
     expect("axes [3,-2] row 2", big + 12, (double[]){4, 4, 5, 5, 6, 6}, 6, 0);
 
-    /* §9.17 keep_aspect_ratio_policy: (4,6) sizes (1,100): not_larger scale .25 ->
+    /* keep_aspect_ratio_policy: (4,6) sizes (1,100): not_larger scale .25 ->
      * int(1+.5)=1, int(1.5+.5)=2; not_smaller scale 100/6 -> int(66.67+.5)=67, 100 */
     drs_tensor X46 = {DRS_F64, 2, {4, 6}, (void *)1};
     const int64_t sz[2] = {1, 100};
@@ -488,7 +489,7 @@ static void test_interpolate1_lowering(void)
 {
     double y[8];
     int64_t O;
-    /* §9.21 default align_corners=1: linear [1,2] -> 3: c = 0, .5, 1 */
+    /* default align_corners=1: linear [1,2] -> 3: c = 0, .5, 1 */
     drs_interpolate_attrs a = drs_interpolate_attrs_default(1);
     a.mode = DRS_MODE_LINEAR;
     const int64_t three = 3, four = 4;
@@ -534,7 +535,7 @@ static void test_interpolate1_lowering(void)
 
 static void test_integer_rounding(void)
 {
-    /* §9.8: [0,5] x2 asymmetric -> values 0, 2.5, 5, 5 */
+    /* [0,5] x2 asymmetric -> values 0, 2.5, 5, 5 */
     const uint8_t x[2] = {0, 5};
     uint8_t y[4];
     drs_tensor X = {DRS_U8, 1, {2}, (void *)x};

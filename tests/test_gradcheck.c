@@ -11,7 +11,7 @@
  *  - the kink-aware sampler: finite differences straddling a kink really do
  *    fail (so avoiding them matters), sampled grid points keep their margin,
  *    invalid combinations come back as DRS_ERR_INVALID_ARGUMENT, and the
- *    exact-zero rules of SPEC §3 are applied (nearest, identity short-cut).
+ *    exact-zero rules of docs/semantics.md are applied (nearest, identity short-cut).
  * Prints one line per failed expectation and a summary; exit 1 on failure. */
 #include <dresample.h>
 #include <dresample_gradcheck.h>
@@ -378,7 +378,7 @@ static void test_ops(void)
         drs_gc_case_free(&c);
     }
 
-    /* exact zeros (SPEC §3): nearest, and OpenVINO's identity short-cut
+    /* exact zeros (docs/semantics.md): nearest, and OpenVINO's identity short-cut
      * (Interpolate-4, L = 7, s in [1, 8/7) gives O = 7) */
     op = resize19(DRS_MODE_NEAREST, DRS_COORD_HALF_PIXEL);
     s = drs_gc_case_prepare(&c, &op, 3, NULL);

@@ -102,8 +102,8 @@ static void test_hand_values(void)
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(4.25, 4, 0), 0.0, attrs(9, BL, R, 0)),
                0.25 * 4.0 + 0.75 * 8.0, 1e-14),
           "reflect once");
-    /* reflection, align_corners=1 about 0 and 3: u = -3.5 -> 3.5 -> 2.5 (spec's
-     * x = -3.5 example: two reflections) */
+    /* reflection, align_corners=1 about 0 and 3: u = -3.5 -> 3.5 -> 2.5 (the
+     * x = -3.5 example of OpenVINO's page: two reflections) */
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(-3.5, 4, 1), 0.0, attrs(9, BL, R, 1)), 6.0, 1e-14),
           "reflect twice");
     /* u = 7.25 with align_corners=1: period 6 -> 1.25 */
@@ -113,7 +113,7 @@ static void test_hand_values(void)
     CHECK(sample2d(row, 1, 4, g_of_u(0.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 1.0, "tie 0.5");
     CHECK(sample2d(row, 1, 4, g_of_u(1.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 1.5");
     CHECK(sample2d(row, 1, 4, g_of_u(2.5, 4, 1), 0.0, attrs(9, NN, Z, 1)) == 4.0, "tie 2.5");
-    /* nearest + reflection tie (notes §8.3 #2): align_corners=0, L=4, u=4.5
+    /* nearest + reflection tie (OpenVINO/ONNX round first): align_corners=0, L=4, u=4.5
      * (g=1.5): OpenVINO/ONNX round first (4) then reflect -> 3 (value 8);
      * PyTorch would reflect first (2.5) and round to 2 (value 4).  Ours: 8. */
     CHECK(sample2d(row, 1, 4, 1.5, 0.0, attrs(9, NN, R, 0)) == 8.0, "nearest reflect tie");
@@ -125,7 +125,7 @@ static void test_hand_values(void)
     CHECK(NEAR(sample2d(row, 1, 4, g_of_u(1.5, 4, 0), 0.0, attrs(9, BC, Z, 0)),
                -0.09375 * 1 + 0.59375 * 2 + 0.59375 * 4 - 0.09375 * 8, 1e-14),
           "bicubic half");
-    /* bicubic + border outside (notes §8.3 #3): align_corners=1, u = -0.5:
+    /* bicubic + border outside (ONNX clamps first): align_corners=1, u = -0.5:
      * OpenVINO/PyTorch clamp the taps -> 1.09375 x0 - 0.09375 x1; ONNX-REF
      * clamps the coordinate -> x0. */
     const double gm = g_of_u(-0.5, 4, 1);
@@ -360,7 +360,7 @@ static void test_fd(void)
     printf("  finite differences: %d grid-gradient cases, %d adjoint cases\n", nfd, nadj);
 }
 
-/* Exact factors of the PyTorch rules at special points (notes §7.5, §9 item 24). */
+/* Exact factors of the PyTorch rules at special points (edge, reflection, clipping). */
 static double grid_grad_1pt(const double *img, int64_t W, double gx, drs_grid_sample_attrs a)
 {
     double grid[2] = {gx, 0.0}, dg[2] = {-7, -7}, dy = 1.0;
@@ -518,7 +518,7 @@ static void test_errors(void)
         {"output shape", 9, DRS_ERR_SHAPE, "output shape[3] must be 3, got 4"},
         {"output dtype", 10, DRS_ERR_INVALID_ARGUMENT, "output dtype must be f64, got f32"},
         {"negative", 11, DRS_ERR_SHAPE, "grid shape[1] must be >= 0, got -2"},
-        {"overflow", 12, DRS_ERR_OVERFLOW, "element count overflows"},
+        {"overflow", 12, DRS_ERR_OVERFLOW, "non-zero extents"},
         {"empty data, nonempty out", 13, DRS_ERR_SHAPE, "data spatial axes must be non-empty"},
         {"NULL data", 14, DRS_ERR_INVALID_ARGUMENT, "data: data pointer is NULL for 120 elements"},
         {"overlap", 15, DRS_ERR_INVALID_ARGUMENT, "output overlaps an input"},
@@ -620,13 +620,14 @@ static void test_errors(void)
     expect_err(drs_grid_sample_infer_shape(&a16, &x5, &g5, &r, os), DRS_ERR_SHAPE,
                "data must be 4-D", "16 5-D");
 
-    /* empty outputs are valid: Ho = 0, N = 0, C = 0 (with huge other sizes) */
+    /* empty outputs are valid: Ho = 0, N = 0, C = 0 (with large other sizes
+     * whose non-zero extents still fit in 64 bits) */
     drs_grid_sample_attrs a = attrs(9, DRS_GRID_BICUBIC, DRS_GRID_PAD_REFLECTION, 0);
     drs_tensor ge = g, ye = y;
     ge.shape[1] = 0;
     ye.shape[2] = 0;
     CHECK(drs_grid_sample_forward(&ye, &x, &ge, &a) == DRS_OK, "Ho=0: %s", drs_last_error());
-    drs_tensor xn = {DRS_F64, 4, {0, 3, 1000000000, 1000000000}, NULL};
+    drs_tensor xn = {DRS_F64, 4, {0, 3, 1000000, 1000000}, NULL};
     drs_tensor gn = {DRS_F64, 4, {0, 100000, 100000, 2}, NULL};
     drs_tensor yn = {DRS_F64, 4, {0, 3, 100000, 100000}, NULL};
     CHECK(drs_grid_sample_forward(&yn, &xn, &gn, &a) == DRS_OK, "N=0: %s", drs_last_error());
@@ -634,27 +635,29 @@ static void test_errors(void)
     CHECK(drs_grid_sample_backward(&dxn, &dgn, &dyn, &xn, &gn, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
           "N=0 backward: %s", drs_last_error());
     /* fuzz_ops regression: an empty batch whose grid's point count overflows
-     * int64 (8467847891884938657 x 5 points per image) is a valid empty call */
+     * int64 (8467847891884938657 x 5 points per image): the shape is rejected
+     * (its non-zero extents overflow), whatever the batch */
     drs_tensor gh = {DRS_F64, 4, {0, 8467847891884938657LL, 5, 2}, NULL};
     drs_tensor yh = {DRS_F64, 4, {0, 3, 8467847891884938657LL, 5}, NULL};
-    CHECK(drs_grid_sample_forward(&yh, &x, &gh, &a) == DRS_ERR_SHAPE, "N mismatch first");
+    expect_err(drs_grid_sample_forward(&yh, &x, &gh, &a), DRS_ERR_OVERFLOW, "grid: shape",
+               "huge grid, N mismatch");
     drs_tensor xh0 = x;
     xh0.shape[0] = 0;
     xh0.data = NULL;
-    CHECK(drs_grid_sample_forward(&yh, &xh0, &gh, &a) == DRS_OK, "empty batch, huge grid: %s",
-          drs_last_error());
+    expect_err(drs_grid_sample_forward(&yh, &xh0, &gh, &a), DRS_ERR_OVERFLOW, "grid: shape",
+               "empty batch, huge grid");
     drs_tensor dxh = xh0;
     drs_tensor dgh = gh;
-    CHECK(drs_grid_sample_backward(&dxh, &dgh, &yh, &xh0, &gh, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
-          "empty batch, huge grid backward: %s", drs_last_error());
-    /* C = 0 with an unrepresentable pixel count: grid_delta zeros, no offsets formed */
+    expect_err(drs_grid_sample_backward(&dxh, &dgh, &yh, &xh0, &gh, &a, DRS_GRAD_OVERWRITE),
+               DRS_ERR_OVERFLOW, "non-zero extents", "empty batch, huge grid backward");
+    /* C = 0 with an unrepresentable pixel count: rejected, grid_delta untouched */
     double gq[2 * 2 * 3 * 2];
     memset(gq, 0x7f, sizeof gq);
     drs_tensor xq = {DRS_F64, 4, {2, 0, 4611686018427387904LL, 4}, NULL};
     drs_tensor yq = {DRS_F64, 4, {2, 0, 2, 3}, NULL}, gq_t = {DRS_F64, 4, {2, 2, 3, 2}, gq};
-    CHECK(drs_grid_sample_backward(NULL, &gq_t, &yq, &xq, &g, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
-          "C=0 huge pixels: %s", drs_last_error());
-    CHECK(gq[0] == 0.0 && gq[11] == 0.0, "C=0 huge pixels: zeros");
+    expect_err(drs_grid_sample_backward(NULL, &gq_t, &yq, &xq, &g, &a, DRS_GRAD_OVERWRITE),
+               DRS_ERR_OVERFLOW, "data: shape", "C=0 huge pixels");
+    CHECK(gq[0] != 0.0 && gq[11] != 0.0, "C=0 huge pixels: grid_delta untouched");
     /* C = 0: grid_delta is all zeros (no channel contributes) */
     double gz[2 * 2 * 3 * 2];
     memset(gz, 0x7f, sizeof gz);

@@ -1,5 +1,5 @@
-/* test_hostile.c — hostile input through the public API (issue 7):
- *  1. the bad inputs of anchors §3.2 (TensorFlow/PyTorch/Pillow CVEs and
+/* test_hostile.c — hostile input through the public API:
+ *  1. the bad inputs of the resize CVEs (TensorFlow/PyTorch/Pillow CVEs and
  *     crash reports) that have an equivalent here: a clear status, nothing
  *     written, or a defined result;
  *  2. allocation-failure injection: every scratch allocation of every op
@@ -107,7 +107,9 @@ static void test_cve_inputs(void)
         CHECK(strstr(drs_last_error(), "-45932682421089") != NULL, "tf#61576 message names value");
     }
     /* tensorflow#61547: resize_bicubic, empty batch [0,1,3,2] + 536870912 x 1250999896764:
-     * valid, empty output, and no table is built (no scratch at all) */
+     * the output holds nothing, but the product of its non-zero extents
+     * overflows 64 bits (numpy: "array is too big"), so it is rejected, naming
+     * the shape, with nothing written and no scratch allocated */
     {
         drs_tensor X = {DRS_F32, 4, {0, 1, 3, 2}, NULL};
         drs_resize_attrs a = drs_resize_attrs_default(19);
@@ -116,11 +118,15 @@ static void test_cve_inputs(void)
         drs_resize_inputs in = {NULL, 0, NULL, 0, sz, 4};
         drs_tensor Y = {DRS_F32, 4, {0, 1, 536870912, 1250999896764LL}, NULL};
         drs_debug_max_allocation(1);
+        s = drs_resize_infer_shape(&a, &X, &in, &r, os);
+        CHECK(s == DRS_ERR_OVERFLOW && strstr(drs_last_error(), "1250999896764"),
+              "tf#61547 infer: %d", s);
         s = drs_resize_forward(&Y, &X, &in, &a);
-        CHECK(s == DRS_OK && drs_debug_max_allocation(1) == 0, "tf#61547: %d", s);
+        CHECK(s == DRS_ERR_OVERFLOW && drs_debug_max_allocation(1) == 0, "tf#61547: %d", s);
         drs_tensor dx = X;
         s = drs_resize_backward(&dx, NULL, NULL, &Y, &X, &in, &a, DRS_GRAD_OVERWRITE);
-        CHECK(s == DRS_OK && drs_debug_max_allocation(1) == 0, "tf#61547 backward: %d", s);
+        CHECK(s == DRS_ERR_OVERFLOW && drs_debug_max_allocation(1) == 0,
+              "tf#61547 backward: %d", s);
     }
     /* CVE-2016-4009 (Pillow): negative new size in the pillow modes */
     {
@@ -524,14 +530,15 @@ static void test_alloc_failures(void)
 /* ------------------------------------------------------------ 3. resource bounds */
 static void test_resource_bounds(int long_tests)
 {
-    /* output length 2^31 on an empty batch: no table, no scratch */
+    /* output lengths 2^31 x 2^28 on an empty batch (non-zero extents x 4
+     * bytes fit in 64 bits): no table, no scratch */
     {
         drs_tensor X = {DRS_F32, 4, {0, 3, 8, 8}, NULL};
         drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
         a.mode = DRS_MODE_CUBIC;
-        const int64_t sz[2] = {(int64_t)1 << 31, (int64_t)1 << 31}, axes[2] = {2, 3};
+        const int64_t sz[2] = {(int64_t)1 << 31, (int64_t)1 << 28}, axes[2] = {2, 3};
         drs_interpolate_inputs in = {sz, 2, NULL, 0, axes, 2};
-        drs_tensor Y = {DRS_F32, 4, {0, 3, (int64_t)1 << 31, (int64_t)1 << 31}, NULL};
+        drs_tensor Y = {DRS_F32, 4, {0, 3, (int64_t)1 << 31, (int64_t)1 << 28}, NULL};
         drs_debug_max_allocation(1);
         CHECK(drs_interpolate_forward(&Y, &X, &in, &a) == DRS_OK, "2^31 empty batch");
         CHECK(drs_debug_max_allocation(1) == 0, "2^31 empty batch allocates nothing");

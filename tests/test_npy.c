@@ -256,10 +256,19 @@ static void test_rejections(void)
                   0, "overflows");
     reject_header("element count overflow",
                   "{'descr': '|u1', 'fortran_order': False, 'shape': (4294967296, 4294967296)}",
-                  0, "element count");
+                  0, "non-zero extents overflows");
     reject_header("byte size overflow",
                   "{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952,)}",
-                  0, "byte size");
+                  0, "item size");
+    /* the non-zero extents must fit even when another extent is 0 (numpy:
+     * "array is too big") */
+    reject_header("empty but huge extents",
+                  "{'descr': '<f4', 'fortran_order': False, "
+                  "'shape': (0, 1, 536870912, 1250999896764)}",
+                  0, "non-zero extents overflows");
+    reject_header("empty but huge bytes",
+                  "{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952, 0)}",
+                  0, "item size");
     reject_header("truncated data", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
                   7, "truncated data");
     reject_header("huge claimed data",
@@ -308,6 +317,47 @@ static void test_save_failures(void)
     drs_tensor neg = {DRS_F32, 1, {-1}, &x};
     CHECK(npy_save(tmp_path("x.npy"), &neg, err, sizeof err) != DRS_OK, "negative dim saved");
     CHECK(access(tmp_path("x.npy"), F_OK) != 0, "failed save created the file");
+
+    /* an empty shape whose non-zero extents overflow is refused too */
+    drs_tensor huge = {DRS_F32, 4, {0, 1, 536870912, 1250999896764LL}, NULL};
+    CHECK(npy_save(tmp_path("x.npy"), &huge, err, sizeof err) == DRS_ERR_OVERFLOW,
+          "empty tensor with huge extents saved");
+    CHECK(strstr(err, "non-zero extents") != NULL, "message: %s", err);
+    drs_tensor hugeb = {DRS_F64, 2, {0, 2305843009213693952LL}, NULL};
+    CHECK(npy_save(tmp_path("x.npy"), &hugeb, err, sizeof err) == DRS_ERR_OVERFLOW,
+          "empty tensor with huge byte size saved");
+    drs_tensor okempty = {DRS_F64, 2, {0, 1152921504606846975LL}, NULL};
+    CHECK(npy_save(tmp_path("x.npy"), &okempty, err, sizeof err) == DRS_OK,
+          "empty tensor with extents that fit refused: %s", err);
+    unlink(tmp_path("x.npy"));
+    CHECK(access(tmp_path("x.npy"), F_OK) != 0, "failed save created the file");
+
+    /* staged writes: nothing at the target until the commit; a discard
+     * leaves nothing behind */
+    char stage_dir[512];
+    snprintf(stage_dir, sizeof stage_dir, "%s/stage", dir);
+    mkdir(stage_dir, 0700);
+    char pa[600], pb[600];
+    snprintf(pa, sizeof pa, "%s/a.npy", stage_dir);
+    snprintf(pb, sizeof pb, "%s/b.npy", stage_dir);
+    char *ta = NULL, *tb = NULL;
+    CHECK(npy_stage(pa, &t, &ta, err, sizeof err) == DRS_OK && ta, "stage a: %s", err);
+    CHECK(npy_stage(pb, &t, &tb, err, sizeof err) == DRS_OK && tb, "stage b: %s", err);
+    CHECK(access(pa, F_OK) != 0 && access(pb, F_OK) != 0, "staged file visible before commit");
+    CHECK(count_entries(stage_dir) == 2, "two temporaries expected, got %d",
+          count_entries(stage_dir));
+    CHECK(npy_commit(ta, pa, err, sizeof err) == DRS_OK, "commit a: %s", err);
+    free(ta);
+    npy_discard(tb);
+    npy_discard(NULL);
+    CHECK(access(pa, F_OK) == 0 && access(pb, F_OK) != 0, "commit/discard");
+    CHECK(count_entries(stage_dir) == 1, "discard left a temporary");
+    char *tc = (char *)1;
+    CHECK(npy_stage(tmp_path("no/such/dir/c.npy"), &t, &tc, err, sizeof err) != DRS_OK &&
+              tc == NULL,
+          "stage into a missing dir");
+    unlink(pa);
+    rmdir(stage_dir);
 }
 
 int main(void)

@@ -1,11 +1,13 @@
-/* dresample_cli.c — the `dresample` command-line tool (SPEC.md §6).
+/* dresample_cli.c — the `dresample` command-line tool (contract: docs/semantics.md).
  *
  *   dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...
- *                    [--out PORT=FILE.npy]... [--threads N]
+ *                    [--out PORT=FILE.npy]... [--threads N] [--backward]
+ *   dresample gradcheck ...   (tools/gradcheck_cli.c)
  *
  * Flow: parse the whole command line against the op's table entry, parse the
  * attribute values, load every input, infer the output shape, allocate, run
- * the forward, and only then write the output (atomically, see npy_save).
+ * the forward or backward, and only then write the outputs, all or none
+ * (save_outputs: each staged in a temporary file, renamed when all are).
  * Any error prints exactly one line "dresample: error: ..." on stderr, writes
  * no file, and exits 2 for a command line that does not fit the op's
  * signature (unknown/duplicate/missing names, bad options) or 1 for anything
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef DRS_CLI_HAVE_GRADCHECK
 /* tools/gradcheck_cli.c: `dresample gradcheck [--op OP] [--quick]` (argv after "gradcheck"). */
@@ -77,7 +80,7 @@ typedef struct op_def {
         {"sizes", PK_INT, REQ_NO}
 #define RESIZE18_ATTRS RESIZE11_ATTRS, "antialias", "axes", "keep_aspect_ratio_policy"
 
-/* Names are exactly those of the op documents (seeds/ and the ONNX/torch docs). */
+/* Names are exactly those of the op documents (OpenVINO, ONNX, PyTorch; docs/semantics.md). */
 static const op_def ops[] = {
     {"Interpolate-1", FAM_INTERPOLATE, 1,
      {{"data", PK_DATA, REQ_YES}, {"target_spatial_shape", PK_INT, REQ_YES}},
@@ -100,14 +103,14 @@ static const op_def ops[] = {
     {"TorchInterpolate", FAM_TORCH, 0, {{"input", PK_DATA, REQ_YES}},
      {"size", "scale_factor", "mode", "align_corners", "antialias", "recompute_scale_factor"},
      {NULL}, "output"},
-    /* seed 001: the gradient op, with its own port names (outputs input_delta,
+    /* the gradient op, with its own port names (outputs input_delta,
      * scales_delta) */
     {"InterpolateBackprop-4", FAM_BACKPROP, 4,
      {{"data", PK_DATA, REQ_YES}, {"output_delta", PK_DATA, REQ_YES},
       {"sizes", PK_INT, REQ_IF_SIZES}, {"scales", PK_FLOAT, REQ_IF_SCALES},
       {"axes", PK_INT, REQ_NO}},
      {INTERP4_ATTRS}, {"mode", "shape_calculation_mode"}, "input_delta"},
-    /* OpenVINO GridSample-9 (seed 004) and ONNX GridSample-16/20/22 */
+    /* OpenVINO GridSample-9 and ONNX GridSample-16/20/22 */
     {"GridSample-9", FAM_GRID, 9, {{"data", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
      {"align_corners", "mode", "padding_mode"}, {NULL}, "output"},
     {"GridSample-16", FAM_GRID, 16, {{"X", PK_DATA, REQ_YES}, {"grid", PK_GRID, REQ_YES}},
@@ -455,7 +458,7 @@ static int alloc_output(invocation *v, drs_dtype dtype, int rank, const int64_t 
 /* Name of the gradient output of the data port ("data_delta", "X_delta", ...). */
 static void delta_name(const char *port, char *buf, size_t n) { snprintf(buf, n, "%s_delta", port); }
 
-/* Loads output_delta for --backward (the seed op has it as a regular port). */
+/* Loads output_delta for --backward (InterpolateBackprop-4 has it as a regular port). */
 static int load_output_delta(invocation *v)
 {
     const char *path = NULL;
@@ -578,11 +581,11 @@ static int run_interpolate(invocation *v)
     const drs_tensor *x = data_tensor(v);
     drs_status s;
     if (v->backward) {
-        const int seed = v->op->family == FAM_BACKPROP;
+        const int gop = v->op->family == FAM_BACKPROP; /* InterpolateBackprop-4 */
         char dxn[64];
-        delta_name(seed ? "input" : v->op->in[0].name, dxn, sizeof dxn);
+        delta_name(gop ? "input" : v->op->in[0].name, dxn, sizeof dxn);
         const char *spn = v->op->version == 11 ? "scales_or_sizes_delta" : "scales_delta";
-        if ((!seed && (rc = load_output_delta(v))) || (rc = alloc_dx(v, dxn)))
+        if ((!gop && (rc = load_output_delta(v))) || (rc = alloc_dx(v, dxn)))
             return rc;
         const input *sp = port(v, v->op->version == 11 ? "scales_or_sizes" : "scales");
         if (out_path(v, spn) && !sp)
@@ -591,9 +594,9 @@ static int run_interpolate(invocation *v)
         if (out_path(v, spn) && sp && !sp->dbls)
             return fail(EXIT_ERR, "%s: %s exists in scales mode only", v->op->name, spn);
         double *ds = want_param(v, 0, spn, sp);
-        const drs_tensor *dy = seed ? &port(v, "output_delta")->arr.t : &v->dy.t;
+        const drs_tensor *dy = gop ? &port(v, "output_delta")->arr.t : &v->dy.t;
         drs_tensor *dx = out_path(v, dxn) ? &v->dx : NULL;
-        s = seed ? drs_interpolate_backprop(dx, ds, x, dy, &in, &a, DRS_GRAD_OVERWRITE)
+        s = gop ? drs_interpolate_backprop(dx, ds, x, dy, &in, &a, DRS_GRAD_OVERWRITE)
                  : drs_interpolate_backward(dx, ds, dy, x, &in, &a, DRS_GRAD_OVERWRITE);
         return s == DRS_OK ? 0 : fail_lib(s);
     }
@@ -761,53 +764,277 @@ static int run_grid(invocation *v)
     return s == DRS_OK ? 0 : fail_lib(s);
 }
 
-/* Writes the requested gradients; each file is written through a temporary
- * and renamed, and all computation is finished before the first write. */
-static int save_gradients(invocation *v)
+/* Writes every requested output all-or-nothing: each is first written
+ * completely to a temporary file in its own target directory (npy_stage),
+ * and only when all of them are staged are they renamed into place.  On any
+ * failure the temporaries are removed, and outputs already renamed (possible
+ * only when a rename in another directory fails) are removed too, so no
+ * output file exists afterwards.  All computation is finished before. */
+static int save_outputs(invocation *v)
 {
     char err[512];
-    for (int i = 0; i < v->nout; i++) {
+    char *tmp[MAX_KV] = {NULL};
+    int rc = 0, committed = 0;
+    for (int i = 0; i < v->nout && !rc; i++) {
         const char *name = v->out[i].name, *path = v->out[i].value;
         drs_tensor t;
-        double *src = NULL;
-        int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
-        if (strcmp(name, "grid_delta") == 0) {
+        if (!v->backward) {
+            t = v->y;
+        } else if (strcmp(name, "grid_delta") == 0) {
             t = v->dgrid;
-        } else if (k < 0) {
-            t = v->dx;
         } else {
-            src = v->dparam[k];
-            t.dtype = v->param_dtype[k];
-            t.rank = 1;
-            t.shape[0] = v->nparam[k];
-            t.data = src;
-            if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
-                float *f = (float *)(void *)src;
-                for (int q = 0; q < v->nparam[k]; q++)
-                    f[q] = (float)src[q];
+            int k = strcmp(name, "roi_delta") == 0 ? 1 : (strstr(name, "scales") == name ? 0 : -1);
+            if (k < 0) {
+                t = v->dx;
+            } else {
+                double *src = v->dparam[k];
+                t.dtype = v->param_dtype[k];
+                t.rank = 1;
+                t.shape[0] = v->nparam[k];
+                t.data = src;
+                if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
+                    float *f = (float *)(void *)src;
+                    for (int q = 0; q < v->nparam[k]; q++)
+                        f[q] = (float)src[q];
+                }
             }
         }
-        if (npy_save(path, &t, err, sizeof err) != DRS_OK)
-            return fail(EXIT_ERR, "output %s: %s", name, err);
+        if (npy_stage(path, &t, &tmp[i], err, sizeof err) != DRS_OK)
+            rc = fail(EXIT_ERR, "output %s: %s", name, err);
     }
-    return 0;
+    for (int i = 0; i < v->nout && !rc; i++) {
+        if (npy_commit(tmp[i], v->out[i].value, err, sizeof err) == DRS_OK)
+            committed++;
+        else
+            rc = fail(EXIT_ERR, "output %s: %s", v->out[i].name, err);
+    }
+    for (int i = 0; i < v->nout; i++) {
+        if (i < committed) { /* renamed: the temporary name is gone */
+            if (rc)
+                unlink(v->out[i].value);
+            free(tmp[i]);
+        } else {
+            npy_discard(tmp[i]);
+        }
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------ help */
+/* The gradient outputs of an op under --backward (InterpolateBackprop-4:
+ * always): <port>_delta for the data port and every float port. */
+static int grad_outputs(const op_def *op, char names[][64])
+{
+    int na = 0;
+    if (op->family == FAM_BACKPROP) {
+        snprintf(names[na++], 64, "input_delta");
+        snprintf(names[na++], 64, "scales_delta");
+        return na;
+    }
+    delta_name(op->in[0].name, names[na++], 64);
+    for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
+        if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES ||
+            op->in[k].kind == PK_GRID)
+            delta_name(op->in[k].name, names[na++], 64);
+    return na;
+}
+
+static void cat(char *buf, size_t n, const char *s)
+{
+    const size_t l = strlen(buf);
+    snprintf(buf + l, n > l ? n - l : 0, "%s", s);
+}
+
+/* Appends "a | b | c" for the values v in [0, n) that ok(op, v) admits,
+ * spelled by str (the library's own enum spellings). */
+static void enum_values(char *buf, size_t n, const op_def *op, int count,
+                        int (*ok)(const op_def *, int), const char *(*str)(const op_def *, int),
+                        int dflt)
+{
+    int first = 1;
+    for (int v = 0; v < count; v++) {
+        if (!ok(op, v))
+            continue;
+        cat(buf, n, first ? "" : " | ");
+        cat(buf, n, str(op, v));
+        if (v == dflt)
+            cat(buf, n, " (default)");
+        first = 0;
+    }
+}
+
+/* The library's default of an enum attribute of op (-1: none). */
+static int enum_default(const op_def *op, const char *name)
+{
+    const int ct = !strcmp(name, "coordinate_transformation_mode"),
+              nm = !strcmp(name, "nearest_mode"), md = !strcmp(name, "mode");
+    if (op->family == FAM_INTERPOLATE || op->family == FAM_BACKPROP) {
+        const drs_interpolate_attrs a = drs_interpolate_attrs_default(op->version);
+        return ct ? (int)a.coordinate_transformation_mode : nm ? (int)a.nearest_mode : -1;
+    }
+    if (op->family == FAM_RESIZE) {
+        const drs_resize_attrs a = drs_resize_attrs_default(op->version);
+        if (!strcmp(name, "keep_aspect_ratio_policy"))
+            return (int)a.keep_aspect_ratio_policy;
+        return md ? (int)a.mode
+               : ct ? (int)a.coordinate_transformation_mode
+               : nm ? (int)a.nearest_mode
+                    : -1;
+    }
+    if (op->family == FAM_TORCH)
+        return md ? (int)drs_torch_interpolate_attrs_default().mode : -1;
+    const drs_grid_sample_attrs a = drs_grid_sample_attrs_default(op->version);
+    return md ? (int)a.mode : !strcmp(name, "padding_mode") ? (int)a.padding_mode : -1;
+}
+
+static const char *interp_mode_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_interp_mode_str((drs_interp_mode)v);
+}
+static int interp_mode_ok(const op_def *op, int v)
+{
+    const drs_interp_mode m = (drs_interp_mode)v;
+    if (op->family == FAM_RESIZE)
+        return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR ||
+               (op->version >= 11 && m == DRS_MODE_CUBIC);
+    if (op->version == 1)
+        return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR || m == DRS_MODE_CUBIC ||
+               m == DRS_MODE_AREA;
+    return m == DRS_MODE_NEAREST || m == DRS_MODE_LINEAR || m == DRS_MODE_LINEAR_ONNX ||
+           m == DRS_MODE_CUBIC ||
+           (op->version == 11 && (m == DRS_MODE_BILINEAR_PILLOW || m == DRS_MODE_BICUBIC_PILLOW));
+}
+static const char *coord_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_coord_mode_str((drs_coord_mode)v);
+}
+static int coord_ok(const op_def *op, int v)
+{
+    const drs_coord_mode c = (drs_coord_mode)v;
+    if (op->family == FAM_RESIZE)
+        return !(c == DRS_COORD_TF_HALF_PIXEL_FOR_NN && op->version >= 13) &&
+               !(c == DRS_COORD_HALF_PIXEL_SYMMETRIC && op->version < 19);
+    return c == DRS_COORD_HALF_PIXEL || c == DRS_COORD_PYTORCH_HALF_PIXEL ||
+           c == DRS_COORD_ASYMMETRIC || c == DRS_COORD_TF_HALF_PIXEL_FOR_NN ||
+           c == DRS_COORD_ALIGN_CORNERS;
+}
+static const char *nearest_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_nearest_mode_str((drs_nearest_mode)v);
+}
+static int nearest_ok(const op_def *op, int v)
+{
+    return op->family != FAM_RESIZE || v != DRS_NEAREST_SIMPLE;
+}
+static const char *grid_mode_s(const op_def *op, int v)
+{
+    return drs_grid_mode_str((drs_grid_mode)v, op->version);
+}
+static const char *grid_pad_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_grid_padding_str((drs_grid_padding)v);
+}
+static int any_ok(const op_def *op, int v)
+{
+    (void)op;
+    (void)v;
+    return 1;
+}
+/* Spellings without a library _str function; each is checked against the
+ * library's parser when printed (a mismatch shows as "?"). */
+static const char *const torch_modes[] = {"nearest",  "nearest-exact", "linear", "bilinear",
+                                          "bicubic",  "trilinear",     "area"};
+static const char *const shape_calcs[] = {"sizes", "scales"};
+static const char *const aspects[] = {"stretch", "not_larger", "not_smaller"};
+static const char *torch_mode_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_torch_mode_from_str(torch_modes[v]) == v ? torch_modes[v] : "?";
+}
+static const char *shape_calc_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_shape_calc_from_str(shape_calcs[v]) == v ? shape_calcs[v] : "?";
+}
+static const char *aspect_s(const op_def *op, int v)
+{
+    (void)op;
+    return drs_aspect_policy_from_str(aspects[v]) == v ? aspects[v] : "?";
+}
+
+/* The values an attribute of op takes, as one line of text. */
+static void attr_values(const op_def *op, const char *name, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const int d = enum_default(op, name);
+    if (!strcmp(name, "mode")) {
+        if (op->family == FAM_TORCH)
+            enum_values(buf, n, op, 7, any_ok, torch_mode_s, d);
+        else if (op->family == FAM_GRID)
+            enum_values(buf, n, op, 3, any_ok, grid_mode_s, d);
+        else
+            enum_values(buf, n, op, 7, interp_mode_ok, interp_mode_s, d);
+    } else if (!strcmp(name, "coordinate_transformation_mode")) {
+        enum_values(buf, n, op, 7, coord_ok, coord_s, d);
+    } else if (!strcmp(name, "nearest_mode")) {
+        enum_values(buf, n, op, 5, nearest_ok, nearest_s, d);
+    } else if (!strcmp(name, "shape_calculation_mode")) {
+        enum_values(buf, n, op, 2, any_ok, shape_calc_s, d);
+    } else if (!strcmp(name, "keep_aspect_ratio_policy")) {
+        enum_values(buf, n, op, 3, any_ok, aspect_s, d);
+    } else if (!strcmp(name, "padding_mode")) {
+        enum_values(buf, n, op, 3, any_ok, grid_pad_s, d);
+    } else if (!strcmp(name, "antialias") || !strcmp(name, "align_corners") ||
+               !strcmp(name, "exclude_outside") || !strcmp(name, "recompute_scale_factor")) {
+        cat(buf, n, "0 | 1 (or false | true)");
+        if (!strcmp(name, "align_corners"))
+            cat(buf, n, op->family == FAM_INTERPOLATE ? " (default 1)" : " (default 0)");
+    } else if (!strcmp(name, "pads_begin") || !strcmp(name, "pads_end")) {
+        cat(buf, n, "integers >= 0, one per axis (default 0)");
+    } else if (!strcmp(name, "axes")) {
+        cat(buf, n, op->family == FAM_RESIZE ? "distinct integers in [-rank, rank-1]"
+                                             : "distinct integers in [0, rank-1]");
+    } else if (!strcmp(name, "cube_coeff") || !strcmp(name, "cubic_coeff_a")) {
+        cat(buf, n, "a finite number (default -0.75)");
+    } else if (!strcmp(name, "extrapolation_value")) {
+        cat(buf, n, "a number, not NaN (default 0)");
+    } else if (!strcmp(name, "size")) {
+        cat(buf, n, "integers >= 0: one, or one per spatial axis (or scale_factor)");
+    } else if (!strcmp(name, "scale_factor")) {
+        cat(buf, n, "numbers > 0: one, or one per spatial axis (or size)");
+    }
+}
+
 static void print_usage(FILE *f)
 {
     fprintf(f,
-            "usage: dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
-            "                        [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
-            "       dresample --help | --version\n"
+            "usage: dresample COMMAND [ARGS]...\n"
             "\n"
-            "Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
-            "Files are .npy (little-endian, C order; f32 f64 u8 i8 i32 i64).\n"
-            "Exit status: 0 ok, 1 error (bad value, file or argument), 2 usage error.\n"
-            "\nOPs (inputs; attributes; output), * = required:\n");
+            "Commands:\n"
+            "  run OP ...      run one op forward, or its gradients with --backward\n"
+            "  gradcheck ...   check every op's gradients against float64 finite differences\n"
+            "                  (dresample gradcheck --help)\n"
+            "  --help          this text;  --version  the version\n"
+            "\n"
+            "dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
+            "                 [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
+            "  Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
+            "  Files are .npy (little-endian, C order; f32 f64 u8 i8 i32 i64).\n"
+            "  --backward: the gradients of the op; give the forward's inputs and\n"
+            "  --in output_delta=FILE.npy (the gradient of the loss w.r.t. the output),\n"
+            "  and request one or more gradient outputs with --out.\n"
+            "  Outputs are all-or-nothing: each is written to a temporary file in its\n"
+            "  directory and renamed only when every output was written; on any error\n"
+            "  no output file exists afterwards.\n"
+            "  Exit status: 0 ok, 1 error (bad value, file or argument), 2 usage error.\n"
+            "\nOPs (* = required):\n");
     for (int i = 0; i < NOPS; i++) {
         const op_def *op = &ops[i];
-        fprintf(f, "  %s\n    in:  ", op->name);
+        fprintf(f, "  %s\n    in:        ", op->name);
         for (int k = 0; k < MAX_PORTS && op->in[k].name; k++) {
             port_req r = op->in[k].req;
             fprintf(f, "%s%s%s", k ? ", " : "", op->in[k].name,
@@ -816,14 +1043,28 @@ static void print_usage(FILE *f)
                     : r == REQ_IF_SCALES ? "* (scales mode)"
                                          : "");
         }
-        fprintf(f, "\n    attr:");
+        char g[4][64];
+        const int ng = grad_outputs(op, g);
+        if (op->family == FAM_BACKPROP) {
+            fprintf(f, "\n    out:       ");
+            for (int k = 0; k < ng; k++)
+                fprintf(f, "%s%s", k ? ", " : "", g[k]);
+            fprintf(f, " (at least one; scales_delta in scales mode)\n");
+        } else {
+            fprintf(f, "\n    out:       %s*\n    backward:  in output_delta*; out ", op->out);
+            for (int k = 0; k < ng; k++)
+                fprintf(f, "%s%s", k ? ", " : "", g[k]);
+            fprintf(f, " (at least one)\n");
+        }
         for (int k = 0; op->attrs[k]; k++) {
             int req = 0;
             for (int r = 0; op->required[r]; r++)
                 req |= strcmp(op->required[r], op->attrs[k]) == 0;
-            fprintf(f, "%s %s%s", k ? "," : "", op->attrs[k], req ? "*" : "");
+            char vals[512];
+            attr_values(op, op->attrs[k], vals, sizeof vals);
+            fprintf(f, "    %s %s%s = %s\n", k ? "          " : "attr:     ", op->attrs[k],
+                    req ? "*" : "", vals);
         }
-        fprintf(f, "\n    out: %s*\n", op->out);
     }
 }
 
@@ -863,17 +1104,7 @@ static int check_signature(const invocation *v)
     }
     /* backward: <differentiable input>_delta for the data and the float ports */
     char allowed[4][64];
-    int na = 0;
-    if (op->family == FAM_BACKPROP) {
-        snprintf(allowed[na++], 64, "input_delta");
-        snprintf(allowed[na++], 64, "scales_delta");
-    } else {
-        delta_name(op->in[0].name, allowed[na++], 64);
-        for (int k = 1; k < MAX_PORTS && op->in[k].name; k++)
-            if (op->in[k].kind == PK_FLOAT || op->in[k].kind == PK_SCALES_OR_SIZES ||
-                op->in[k].kind == PK_GRID)
-                delta_name(op->in[k].name, allowed[na++], 64);
-    }
+    const int na = grad_outputs(op, allowed);
     for (int i = 0; i < v->nout; i++) {
         int ok = 0;
         for (int k = 0; k < na; k++)
@@ -958,14 +1189,7 @@ static int cmd_run(invocation *v, int argc, char **argv)
     }
     if (rc)
         return rc;
-    if (v->backward)
-        return save_gradients(v);
-
-    char err[512];
-    drs_status s = npy_save(v->out[0].value, &v->y, err, sizeof err);
-    if (s != DRS_OK)
-        return fail(EXIT_ERR, "output %s: %s", v->op->out, err);
-    return 0;
+    return save_outputs(v);
 }
 
 static void invocation_free(invocation *v)

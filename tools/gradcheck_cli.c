@@ -757,7 +757,7 @@ int drs_cli_gradcheck(int argc, char **argv)
     if (!first)
         printf("\n");
     printf("columns: d_* = combinations whose data/scales/roi/grid gradient was compared with "
-           "differences; zero = gradients checked to be exactly 0 (SPEC §3)\n");
+           "differences; zero = gradients checked to be exactly 0 (see docs/semantics.md)\n");
     printf("kink-aware sampling: %lld draws, %lld accepted; rejected:", (long long)avoid.candidates,
            (long long)avoid.accepted);
     for (int k = 0; k < DRS_GC_AVOID_COUNT; k++)

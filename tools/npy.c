@@ -256,21 +256,32 @@ static drs_status parse_header(const char *txt, size_t len, npy_header *hd, char
     return DRS_OK;
 }
 
-/* Checked element count and byte size of a shape. */
+/* Checked element count and byte size of a shape.  The product of the
+ * non-zero extents times the item size must fit in 64 bits even when some
+ * extent is 0 (numpy refuses such a shape: "array is too big"). */
 static drs_status shape_bytes(int rank, const int64_t *shape, size_t itemsize, int64_t *numel,
                               int64_t *nbytes, char *err, size_t errlen)
 {
-    int64_t n = 1;
+    int64_t nz = 1, nzb;
+    int empty = 0;
     for (int i = 0; i < rank; i++) {
         if (shape[i] < 0)
             return npy_fail(err, errlen, DRS_ERR_IO, "shape[%d] is negative", i);
-        if (__builtin_mul_overflow(n, shape[i], &n))
+        if (shape[i] == 0)
+            empty = 1;
+        else if (__builtin_mul_overflow(nz, shape[i], &nz))
             return npy_fail(err, errlen, DRS_ERR_OVERFLOW,
-                            "element count of the shape overflows 64 bits");
+                            "shape is too large: the product of its non-zero extents "
+                            "overflows 64 bits");
     }
-    if (__builtin_mul_overflow(n, (int64_t)itemsize, nbytes) || (uint64_t)*nbytes > SIZE_MAX)
+    if (__builtin_mul_overflow(nz, (int64_t)itemsize, &nzb))
+        return npy_fail(err, errlen, DRS_ERR_OVERFLOW,
+                        "shape is too large: the product of its non-zero extents times the "
+                        "item size (%zu bytes) overflows 64 bits", itemsize);
+    *numel = empty ? 0 : nz;
+    *nbytes = empty ? 0 : nzb;
+    if ((uint64_t)*nbytes > SIZE_MAX)
         return npy_fail(err, errlen, DRS_ERR_OVERFLOW, "byte size of the data overflows");
-    *numel = n;
     return DRS_OK;
 }
 
@@ -397,8 +408,10 @@ void npy_free(npy_array *a)
 }
 
 /* ------------------------------------------------------------------- save */
-drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t errlen)
+drs_status npy_stage(const char *path, const drs_tensor *t, char **tmp_out, char *err,
+                     size_t errlen)
 {
+    *tmp_out = NULL;
     if (err && errlen)
         err[0] = '\0';
     if (!host_is_little_endian())
@@ -462,15 +475,42 @@ drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t err
     ok = ok && fflush(f) == 0;
     if (f && fclose(f) != 0)
         ok = 0;
-    int saved = errno;
-    if (ok && rename(tmp, path) != 0) {
-        saved = errno;
-        ok = 0;
-    }
     if (!ok) {
+        int saved = errno;
         unlink(tmp);
-        s = npy_fail(err, errlen, DRS_ERR_IO, "cannot write %s: %s", path, strerror(saved));
+        free(tmp);
+        return npy_fail(err, errlen, DRS_ERR_IO, "cannot write %s: %s", path, strerror(saved));
     }
+    *tmp_out = tmp;
+    return DRS_OK;
+}
+
+drs_status npy_commit(const char *tmp, const char *path, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (rename(tmp, path) != 0)
+        return npy_fail(err, errlen, DRS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return DRS_OK;
+}
+
+void npy_discard(char *tmp)
+{
+    if (tmp) {
+        unlink(tmp);
+        free(tmp);
+    }
+}
+
+drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t errlen)
+{
+    char *tmp = NULL;
+    drs_status s = npy_stage(path, t, &tmp, err, errlen);
+    if (s != DRS_OK)
+        return s;
+    s = npy_commit(tmp, path, err, errlen);
+    if (s != DRS_OK)
+        unlink(tmp);
     free(tmp);
     return s;
 }

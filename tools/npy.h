@@ -26,7 +26,8 @@ typedef struct npy_array {
 /* Loads path into *out (zeroed first).  On error returns a non-OK status,
  * writes a one-line message into err (no trailing newline), and *out owns
  * nothing.  DRS_ERR_IO: unreadable or malformed file; DRS_ERR_OVERFLOW: the
- * shape's element count or byte size overflows 64 bits; DRS_ERR_NOMEM. */
+ * shape's element count or byte size overflows 64 bits (the product
+ * of the non-zero extents counts, so an empty shape can overflow too); DRS_ERR_NOMEM. */
 drs_status npy_load(const char *path, int flags, npy_array *out, char *err, size_t errlen);
 
 /* The same from an open stream (read to its end; a seekable stream is checked
@@ -39,5 +40,17 @@ void npy_free(npy_array *a);
  * the same directory which is renamed over path only once complete, so a
  * failure never leaves a partial (or any new) file at path. */
 drs_status npy_save(const char *path, const drs_tensor *t, char *err, size_t errlen);
+
+/* npy_save in two steps, for several files that must appear together or not
+ * at all.  npy_stage writes t completely to a new temporary file in path's
+ * directory (mkstemp there, so the later rename cannot cross file systems)
+ * and returns its malloc'd name in *tmp (NULL on error, when nothing is left
+ * behind).  npy_commit renames *tmp over path; npy_discard removes the
+ * temporary and frees the name (NULL is a no-op).  A caller stages every
+ * file, commits only when all staged, and discards the rest on any error. */
+drs_status npy_stage(const char *path, const drs_tensor *t, char **tmp, char *err,
+                     size_t errlen);
+drs_status npy_commit(const char *tmp, const char *path, char *err, size_t errlen);
+void npy_discard(char *tmp);
 
 #endif

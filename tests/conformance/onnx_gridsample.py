@@ -55,7 +55,7 @@ except ImportError as e:  # the reference package is optional: ctest reports a s
     print(f"skipped: onnx gridsample conformance needs numpy and onnx ({e})")
     sys.exit(77)
 
-# Backend cases whose expected output truly conflicts with SPEC.md: {name: reason}.
+# Backend cases whose expected output truly conflicts with docs/semantics.md: {name: reason}.
 KNOWN_EXCEPTIONS = {}
 
 VERSIONS = [16, 20, 22]            # the GridSample versions the CLI knows

@@ -27,7 +27,7 @@ except ImportError as e:  # the reference package is optional: ctest reports a s
     print(f"SKIP: onnx conformance needs numpy and onnx ({e})")
     sys.exit(77)
 
-# Cases whose expected output truly conflicts with SPEC.md: {name: reason}.
+# Cases whose expected output truly conflicts with docs/semantics.md: {name: reason}.
 KNOWN_EXCEPTIONS = {}
 
 PORTS = ["X", "roi", "scales", "sizes"]     # Resize-11+ inputs, in ONNX order

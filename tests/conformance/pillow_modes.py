@@ -29,7 +29,7 @@ large ratios, and a few random sizes (fixed seed).
 
 Criteria: float32 max |error| <= 1e-5 * max(1, value range of the input)
 (Pillow accumulates in double and stores float32); uint8 within +-1 (Pillow
-uses 22-bit fixed-point weights, the library double weights, notes §4.1), and
+uses 22-bit fixed-point weights, the library double weights), and
 the number of pixels that differ at all is reported.  One line per failing
 case, then "pillow conformance: P/T passed".  Exit 1 on any failure, 77
 (skip) when numpy or PIL cannot be imported.

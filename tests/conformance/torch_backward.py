@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch autograd conformance of the data gradient (issue: backward).
+"""PyTorch autograd conformance of the data gradient.
 
 For every mode of the TorchInterpolate preset -- nearest, nearest-exact, linear,
 bilinear, bicubic, trilinear, area, antialiased bilinear/bicubic -- on 1-D, 2-D
