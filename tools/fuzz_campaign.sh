@@ -47,12 +47,13 @@ if [ ! -d "$BUILD" ] || [ ! -x "$BUILD/fuzz/fuzz_ops" ]; then
   CC=clang cmake -S . -B "$BUILD" -DDRS_FUZZ=ON -DDRS_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$BUILD" -j2 >/dev/null
+# only the harnesses (and what they link)
+targets=$(cmake --build "$BUILD" --target help | sed -nE 's/^\.\.\. (fuzz_[a-z0-9_]+).*/\1/p')
+[ -n "$targets" ] || { echo "fuzz_campaign.sh: no fuzz_* targets in $BUILD" >&2; exit 2; }
+cmake --build "$BUILD" -j2 --target $targets >/dev/null
 
 if [ -z "$HARNESSES" ]; then
-  for exe in "$BUILD"/fuzz/fuzz_*; do
-    [ -x "$exe" ] && HARNESSES="$HARNESSES $(basename "$exe" | sed 's/^fuzz_//')"
-  done
+  for t in $targets; do HARNESSES="$HARNESSES ${t#fuzz_}"; done
 fi
 
 work=$BUILD/campaign
