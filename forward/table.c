@@ -323,7 +323,11 @@ static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, 
         dc = 0.0;
     double kk = floor(c);
     double ratio = c - kk;
-    if (ratio == 0.0 && goes_left(ap, r->dw != NULL, dc)) {
+    /* tf_crop_and_resize extrapolates beyond L - 1: there the derivative is the
+     * one of the side the forward's branch holds on, the left in c */
+    const int edge = r->dw && ap->coord == DRS_COORD_TF_CROP_AND_RESIZE && L > 1 &&
+                     c == (double)(L - 1);
+    if (ratio == 0.0 && (edge || goes_left(ap, r->dw != NULL, dc))) {
         kk -= 1.0; /* the left derivative in c: taps of [c - 1, c), ratio 1 */
         ratio = 1.0;
     }

@@ -259,6 +259,11 @@ static void keep_error(drs_gc_case *c)
     snprintf(c->error, sizeof c->error, "%s", drs_last_error());
 }
 
+static const char *case_error(void *ctx)
+{
+    return ((const drs_gc_case *)ctx)->error;
+}
+
 static int case_forward(void *ctx, double *const *x, double *y)
 {
     drs_gc_case *c = ctx;
@@ -617,8 +622,9 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
     for (int i = 0; i < nax; i++) {
         const int has_scale = op->n_scales == nax;
         const int free_s = smode && has_scale && !op->scale_fixed[i];
-        /* A scale fixed by the case (e.g. 1 on N and C) is checked once: on a
-         * kink or a size step its gradient is left unchecked (SKIP). */
+        /* A scale fixed by the case (e.g. 1 on N and C) is checked once: on or
+         * near a kink or a size step its gradient is compared with one-sided
+         * differences (KINK: the library's kink rule). */
         int s_off = 0;
         if (has_scale && smode && !free_s) {
             int64_t O;
@@ -646,7 +652,7 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             }
             if (reason >= 0) {
                 av->fixed_on_kink++;
-                skind[i] = DRS_GC_SKIP;
+                skind[i] = DRS_GC_KINK;
                 s_off = 1;
             }
         }
@@ -699,9 +705,12 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             if (reason < 0 && (s_fd || r_fd))
                 reason = axis_kinks(&m, s, s_fd ? GC_PARAM_MARGIN : 0.0, b, e,
                                     r_fd ? GC_PARAM_MARGIN : 0.0);
-            if (reason >= 0 && !drawn) { /* fixed values on a kink: not perturbed */
+            if (reason >= 0 && !drawn) { /* fixed values on a kink: one-sided differences */
                 av->fixed_on_kink++;
-                skind[i] = DRS_GC_SKIP;
+                if (has_scale && !s_off)
+                    skind[i] = s_fd ? DRS_GC_KINK : (szero ? DRS_GC_ZERO : DRS_GC_CHECK);
+                if (have_roi)
+                    rkind[i] = rkind[nax + i] = DRS_GC_ZERO; /* not drawn: not roi_checked */
                 ok = 1;
                 break;
             }
@@ -721,12 +730,12 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             }
             ok = 1;
         }
-        if (!ok) { /* no kink-free draw in GC_MAX_DRAWS: leave the axis unchecked */
+        if (!ok) { /* no kink-free draw in GC_MAX_DRAWS: one-sided differences at the given values */
             av->fixed_on_kink++;
             if (has_scale && free_s)
-                skind[i] = DRS_GC_SKIP;
+                skind[i] = DRS_GC_KINK;
             if (have_roi)
-                rkind[i] = rkind[nax + i] = DRS_GC_SKIP;
+                rkind[i] = rkind[nax + i] = roi_checked ? DRS_GC_KINK : DRS_GC_ZERO;
         }
     }
     return DRS_OK;
@@ -736,7 +745,7 @@ static int summary_kind(const unsigned char *k, int64_t n)
 {
     int any_check = 0, any_zero = 0;
     for (int64_t i = 0; i < n; i++) {
-        any_check |= k[i] == DRS_GC_CHECK;
+        any_check |= k[i] == DRS_GC_CHECK || k[i] == DRS_GC_KINK;
         any_zero |= k[i] == DRS_GC_ZERO;
     }
     return any_check ? DRS_GC_CHECK : any_zero ? DRS_GC_ZERO : DRS_GC_SKIP;
@@ -795,6 +804,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
     unsigned char *kp = c->kinds;
     drs_gc_fn *f = &c->fn;
     f->ctx = c;
+    f->error = case_error;
     f->forward = case_forward;
     f->backward = case_backward;
     f->n_out = ny;
@@ -848,7 +858,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
             if (!ok) {
                 local.fixed_on_kink++;
                 p[i] = 0.0;
-                kp[i] = zero ? DRS_GC_ZERO : DRS_GC_SKIP;
+                kp[i] = zero ? DRS_GC_ZERO : DRS_GC_KINK;
             }
         }
         c->idx_grid = f->n_inputs;
