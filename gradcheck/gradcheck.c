@@ -206,6 +206,9 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
              "%s[%lld] (output %lld): non-finite value: analytic %.17g, numeric %.17g",
              g->f->in[input].name, (long long)index, (long long)out_index, analytic, numeric);
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, INFINITY, INFINITY};
+        r->input_compared[input]++;
+        r->input_worst[input] = r->worst;
+        r->input_err_ratio[input] = INFINITY;
         r->max_abs_err = INFINITY;
         r->max_rel_err = INFINITY;
         r->max_err_ratio = INFINITY;
@@ -219,6 +222,11 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
     if (fabs(numeric) > g->o->atol && rel > r->max_rel_err)
         r->max_rel_err = rel;
     const double ratio = err / tol;
+    r->input_compared[input]++;
+    if (r->input_worst[input].input < 0 || ratio > r->input_err_ratio[input]) {
+        r->input_err_ratio[input] = ratio;
+        r->input_worst[input] = (drs_gc_entry){input, index, out_index, analytic, numeric, err, rel};
+    }
     if (r->worst.input < 0 || ratio > r->max_err_ratio) {
         r->max_err_ratio = ratio;
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, err, rel};
@@ -570,6 +578,8 @@ drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_r
     rep->worst.out_index = -1;
     rep->fail_input = -1;
     rep->fail_index = -1;
+    for (int i = 0; i < DRS_GC_MAX_INPUTS; i++)
+        rep->input_worst[i].input = -1;
     gc_state g = {f, &o, rep, {0}, {0}, -1, -1};
     int64_t n_checked = 0, n_kink = 0, gtot = 0;
     for (int i = 0; i < f->n_inputs; i++) {

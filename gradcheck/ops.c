@@ -63,6 +63,7 @@ void drs_gc_avoid_add(drs_gc_avoid *sum, const drs_gc_avoid *a)
     sum->candidates += a->candidates;
     sum->accepted += a->accepted;
     sum->fixed_on_kink += a->fixed_on_kink;
+    sum->unchecked += a->unchecked;
     for (int i = 0; i < DRS_GC_AVOID_COUNT; i++)
         sum->rejected[i] += a->rejected[i];
 }
@@ -662,11 +663,11 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             if (free_s)
                 s = uniform(seed, op->scale_lo, op->scale_hi);
             double b = have_roi ? op->roi[i] : 0.0, e = have_roi ? op->roi[nax + i] : 1.0;
-            if (roi_checked) {
+            if (roi_checked && !op->roi_fixed) {
                 b = uniform(seed, -0.2, 0.45);
                 e = uniform(seed, 0.55, 1.2);
             }
-            const int drawn = free_s || roi_checked;
+            const int drawn = free_s || (roi_checked && !op->roi_fixed);
             av->candidates += drawn;
             double trial_s[DRS_MAX_RANK], trial_r[2 * DRS_MAX_RANK];
             memcpy(trial_s, op->scales, sizeof trial_s);
@@ -710,7 +711,7 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
                 if (has_scale && !s_off)
                     skind[i] = s_fd ? DRS_GC_KINK : (szero ? DRS_GC_ZERO : DRS_GC_CHECK);
                 if (have_roi)
-                    rkind[i] = rkind[nax + i] = DRS_GC_ZERO; /* not drawn: not roi_checked */
+                    rkind[i] = rkind[nax + i] = roi_checked ? DRS_GC_KINK : DRS_GC_ZERO;
                 ok = 1;
                 break;
             }
@@ -808,9 +809,12 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
     f->forward = case_forward;
     f->backward = case_backward;
     f->n_out = ny;
-    /* data: uniform in [-1, 1] */
+    /* data: uniform in [-1, 1], from a stream of its own (the same data for
+     * the same seed however the parameters were drawn, so a case rerun with
+     * its drawn parameters fixed sees the same data) */
+    uint64_t ds = seed * 0xD1B54A32D192ED03ull + 0x5BD1E995ull;
     for (int64_t i = 0; i < nx; i++)
-        p[i] = uniform(&rs, -1.0, 1.0);
+        p[i] = uniform(&ds, -1.0, 1.0);
     f->in[0] = (drs_gc_input){"data", p, nx, DRS_GC_CHECK, NULL, 0};
     f->n_inputs = 1;
     p += nx;
@@ -836,6 +840,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
         kp += op->n_roi;
     }
     if (is_grid) {
+        uint64_t gs = seed * 0xA24BAED4963EE407ull + 0x9FB21C651E98DF25ull; /* own stream */
         const int S = (int)op->grid_shape[op->grid_rank - 1];
         const int zero = op->grid.mode == DRS_GRID_NEAREST;
         for (int64_t i = 0; i < ng; i++) {
@@ -843,7 +848,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
             const int64_t L = op->shape[op->rank - 1 - k];
             int ok = 0;
             for (int draw = 0; draw < GC_MAX_DRAWS && !ok; draw++) {
-                const double g = uniform(&rs, -1.5, 1.5); /* some points outside, reflected or clipped */
+                const double g = uniform(&gs, -1.5, 1.5); /* some points outside, reflected or clipped */
                 local.candidates++;
                 const int why = grid_kinks(&op->grid, L, g);
                 if (why >= 0) {
@@ -865,6 +870,10 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
         f->in[f->n_inputs++] = (drs_gc_input){"grid", p, ng, DRS_GC_CHECK, kp, 0};
         c->grad_grid = summary_kind(kp, ng);
     }
+    /* parameter values left unchecked (DRS_GC_SKIP): none is expected */
+    for (int k = 1; k < f->n_inputs; k++)
+        for (int64_t j = 0; j < f->in[k].n; j++)
+            local.unchecked += f->in[k].elem_kind && f->in[k].elem_kind[j] == DRS_GC_SKIP;
     if (avoid)
         drs_gc_avoid_add(avoid, &local);
     return DRS_OK;

@@ -139,6 +139,11 @@ typedef struct drs_gc_report {
     int fail_input;
     int64_t fail_index;
     char error[256];
+    /* Per input (indexed like fn.in): entries compared, the worst one
+     * (input -1 when none) and its abs_err / (atol + rtol*|numeric|). */
+    int64_t input_compared[DRS_GC_MAX_INPUTS];
+    drs_gc_entry input_worst[DRS_GC_MAX_INPUTS];
+    double input_err_ratio[DRS_GC_MAX_INPUTS];
 } drs_gc_report;
 
 /* Runs the checks.  DRS_OK when a verdict was reached (pass or fail: see
@@ -206,6 +211,8 @@ typedef struct drs_gc_op {
     unsigned char scale_fixed[DRS_MAX_RANK];
     int n_roi;    double roi[2 * DRS_MAX_RANK];
     double scale_lo, scale_hi;           /* sampling range of scales (default 0.45, 1.9) */
+    int roi_fixed;                       /* 1: keep the given roi (not drawn); on or near a
+                                            kink its gradient is DRS_GC_KINK */
 } drs_gc_op;
 
 /* A zeroed case of the family with the version's default attributes. */
@@ -239,7 +246,11 @@ typedef struct drs_gc_case {
  * for an invalid combination, with drs_last_error() naming it), samples the
  * parameters (seeded; `avoid` accumulates the rejections and may be NULL),
  * decides which gradients exist and which are exactly zero (SPEC §3), and
- * builds the function under test.  Free with drs_gc_case_free(). */
+ * builds the function under test.  The data (uniform in [-1, 1]) and the grid
+ * come from streams of their own: the same seed gives the same data and grid
+ * whatever was drawn for the parameters, so a case rerun with its drawn
+ * scales/roi fixed (scale_fixed, roi_fixed) is the same case.  Free with
+ * drs_gc_case_free(). */
 DRS_API drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op, uint64_t seed,
                                drs_gc_avoid *avoid);
 DRS_API void drs_gc_case_free(drs_gc_case *c);
