@@ -381,6 +381,17 @@ DRS_API drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor 
  *    align_corners, and in sizes mode (the scales do not enter the forward).
  *  - roi_delta (Resize with tf_crop_and_resize): d(loss)/d(roi[i]), one double
  *    per roi entry; 0 for other coordinate modes.
+ *  - Kinks (docs/semantics.md, "Kinks"): where the forward is not smooth in a
+ *    scale/roi entry (a coordinate on an integer for linear, an antialias
+ *    support edge, min(s, 1) at s = 1), the value is a one-sided derivative:
+ *    the side of the entry on which the output size stays what it is (the
+ *    right derivative when the entry is the low end lo of its
+ *    drs_*_scale_range interval, e.g. s = 1 on an unresized axis under ONNX's
+ *    floor rule; the left one at its last value); where both sides keep the
+ *    size, the side of the forward's tap choice (the right derivative in the
+ *    coordinate c; at tf_crop_and_resize's extrapolation edge c = L-1 the left
+ *    one, where the forward interpolates).  dc/ds may be negative, so the
+ *    right side in s can be the left side in c.
  * output_delta must have exactly the forward output's shape and the data's
  * dtype.  Threads: bitwise identical for any thread count, no atomics; the
  * data gradient is a gather through the transposed table, parallel over input
