@@ -248,6 +248,14 @@ void drs_tables_free(const drs_plan *p, drs_tables *T);
  * and saturates (NaN -> 0). */
 void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r);
 
+/* The kink rule's sides (scale_range.c): per scales entry (Resize: which = 0)
+ * or roi entry (which = 1), whether the next smaller / larger double keeps the
+ * call's output shape.  The call must be valid (its status otherwise). */
+drs_status drs__interpolate_sides(const drs_interpolate_attrs *attrs, const drs_tensor *data,
+                                  const drs_interpolate_inputs *in, int *left, int *right);
+drs_status drs__resize_sides(const drs_resize_attrs *attrs, const drs_tensor *X,
+                             const drs_resize_inputs *in, int which, int *left, int *right);
+
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);
 /* Checks the output tensor against the plan (dtype, shape, non-overlap). */

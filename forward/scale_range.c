@@ -73,6 +73,18 @@ static void range_one(same_fn same, void *ctx, double *vals, int i, double *lo, 
     vals[i] = v;
 }
 
+/* Whether the neighbouring doubles of entry i keep the shape (the kink rule's
+ * side): two shape inferences instead of the whole interval's ~130. */
+static void sides_one(same_fn same, void *ctx, double *vals, int i, int *left, int *right)
+{
+    const double v = vals[i];
+    vals[i] = nextafter(v, -INFINITY);
+    *left = same(ctx, vals);
+    vals[i] = nextafter(v, INFINITY);
+    *right = same(ctx, vals);
+    vals[i] = v;
+}
+
 static int same_shape(drs_status s, int r, const int64_t *os, int r0, const int64_t *os0)
 {
     return s == DRS_OK && r == r0 && memcmp(os, os0, sizeof(int64_t) * (size_t)r) == 0;
@@ -253,5 +265,38 @@ drs_status drs_torch_interpolate_scale_range(const drs_torch_interpolate_attrs *
         lo[i] = tl[i];
         hi[i] = th[i];
     }
+    return DRS_OK;
+}
+
+/* ------------------------------------------- the backward's kink sides */
+drs_status drs__interpolate_sides(const drs_interpolate_attrs *attrs, const drs_tensor *data,
+                                  const drs_interpolate_inputs *in, int *left, int *right)
+{
+    const int n = in->scales ? in->n_scales : 0;
+    interp_ctx c = {attrs, data, *in, 0, {0}};
+    drs_status s = drs_interpolate_infer_shape(attrs, data, in, &c.r0, c.os0);
+    if (s || n < 0 || n > DRS_MAX_RANK)
+        return s ? s : DRS_ERR_SHAPE;
+    double vals[DRS_MAX_RANK];
+    memcpy(vals, in->scales, sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        sides_one(interp_same, &c, vals, i, &left[i], &right[i]);
+    drs__clear_error();
+    return DRS_OK;
+}
+
+drs_status drs__resize_sides(const drs_resize_attrs *attrs, const drs_tensor *X,
+                             const drs_resize_inputs *in, int which, int *left, int *right)
+{
+    const int n = which ? (in->roi ? in->n_roi : 0) : (in->scales ? in->n_scales : 0);
+    resize_ctx c = {attrs, X, *in, which, 0, {0}};
+    drs_status s = drs_resize_infer_shape(attrs, X, in, &c.r0, c.os0);
+    if (s || n < 0 || n > 2 * DRS_MAX_RANK)
+        return s ? s : DRS_ERR_SHAPE;
+    double vals[2 * DRS_MAX_RANK];
+    memcpy(vals, which ? in->roi : in->scales, sizeof(double) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        sides_one(resize_same, &c, vals, i, &left[i], &right[i]);
+    drs__clear_error();
     return DRS_OK;
 }
