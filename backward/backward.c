@@ -819,6 +819,23 @@ static int param_slot(const drs_plan *p, int k, drs_param param, int n)
     return slot < n ? slot : -1;
 }
 
+/* The kink rule (docs/semantics.md, "Kinks"): per pass with a parameter,
+ * kink_dir = +1 when only the larger values of its parameter keep the output
+ * size (the value is the low end of its drs_*_scale_range interval), -1 when
+ * only the smaller ones do (the next double leaves it), else 0 (the right
+ * derivative in c, the forward's tap choice).  left/right[slot]: whether the
+ * neighbouring doubles keep the size (NULL: none has a side). */
+static void set_kink_dirs(drs_plan *p, drs_param param, int n, const int *left,
+                          const int *right)
+{
+    for (int k = 0; k < p->npass; k++) {
+        const int slot = param_slot(p, k, param, n);
+        p->pass[k].kink_dir = 0;
+        if (slot >= 0 && left && left[slot] != right[slot])
+            p->pass[k].kink_dir = right[slot] ? 1 : -1;
+    }
+}
+
 /* Parameter gradients for every pass with a param_index; results land in
  * tmp[] first so that nothing is written before every computation succeeded.
  * A parameter whose chain is two passes over adjacent axes (the common 2-D
@@ -901,9 +918,15 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
         return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
                          DRS_MAX_RANK);
     double tmp[DRS_MAX_RANK];
-    if (scales_delta && use_scales &&
-        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
-        return s;
+    int left[DRS_MAX_RANK], right[DRS_MAX_RANK];
+    if (scales_delta && use_scales) {
+        if ((s = drs__interpolate_sides(attrs, data, in, left, right)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_SCALE, ns, left, right);
+        if ((s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL);
+    }
     if (scales_delta && !use_scales)
         for (int i = 0; i < ns; i++)
             tmp[i] = 0.0; /* sizes mode: the scales do not enter the forward */
@@ -967,16 +990,27 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
         return drs__fail(DRS_ERR_INVALID_ARGUMENT,
                          "%s: roi_delta was requested but no roi was given", p.op);
     double ts[DRS_MAX_RANK], tr[2 * DRS_MAX_RANK];
-    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+    int sl[DRS_MAX_RANK], sr[DRS_MAX_RANK], rl[2 * DRS_MAX_RANK], rr[2 * DRS_MAX_RANK];
+    if ((scales_delta && (s = drs__resize_sides(attrs, X, in, 0, sl, sr))) ||
+        (roi_delta && (s = drs__resize_sides(attrs, X, in, 1, rl, rr))))
         return s;
+    if (scales_delta) {
+        set_kink_dirs(&p, DRS_PARAM_SCALE, in->n_scales, sl, sr);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+            return s;
+    }
     if (roi_delta) {
         double te[2 * DRS_MAX_RANK];
-        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)) ||
-            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
+        set_kink_dirs(&p, DRS_PARAM_ROI_START, in->n_roi, rl, rr);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_ROI_END, in->n_roi, rl, rr);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
             return s;
         for (int i = in->n_roi / 2; i < in->n_roi; i++)
             tr[i] = te[i];
     }
+    set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL);
     if (X_delta && (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)

@@ -85,6 +85,9 @@ typedef struct drs_axis_plan {
     int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
     int param_index;     /* index of this axis in scales/sizes/roi (-1: pads-only pass) */
+    int kink_dir;        /* derivative tables at kinks: 0 right derivative in c; +1 / -1 the
+                            right / left derivative in the parameter (set by the backward where
+                            only that side keeps the output size) */
 } drs_axis_plan;
 
 typedef struct drs_plan {
@@ -249,6 +252,14 @@ void drs_tables_free(const drs_plan *p, drs_tables *T);
 /* Stores doubles into an integer tensor (parallel, n elements): rounds per r
  * and saturates (NaN -> 0). */
 void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r);
+
+/* The kink rule's sides (scale_range.c): per scales entry (Resize: which = 0)
+ * or roi entry (which = 1), whether the next smaller / larger double keeps the
+ * call's output shape.  The call must be valid (its status otherwise). */
+drs_status drs__interpolate_sides(const drs_interpolate_attrs *attrs, const drs_tensor *data,
+                                  const drs_interpolate_inputs *in, int *left, int *right);
+drs_status drs__resize_sides(const drs_resize_attrs *attrs, const drs_tensor *X,
+                             const drs_resize_inputs *in, int which, int *left, int *right);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);
