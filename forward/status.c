@@ -30,6 +30,12 @@ const char *drs_last_error(void) { return drs_err_buf; }
 
 void drs__clear_error(void) { drs_err_buf[0] = '\0'; }
 
+drs_status drs_set_last_error(drs_status s, const char *message)
+{
+    snprintf(drs_err_buf, sizeof drs_err_buf, "%s", message ? message : "");
+    return s;
+}
+
 drs_status drs__fail(drs_status s, const char *fmt, ...)
 {
     va_list ap;
