@@ -14,8 +14,9 @@ if(NOT TARGET dresample::m)
   if(DRS_M_LIBRARY)
     add_library(dresample::m UNKNOWN IMPORTED)
     set_target_properties(dresample::m PROPERTIES IMPORTED_LOCATION "${DRS_M_LIBRARY}")
-  else() # libm is part of libc here (macOS, ...)
+  else() # not in CMake's search path: leave it to the linker
     add_library(dresample::m INTERFACE IMPORTED)
+    set_target_properties(dresample::m PROPERTIES INTERFACE_LINK_LIBRARIES m)
   endif()
 endif()
 
@@ -23,7 +24,7 @@ if(NOT TARGET dresample::blis)
   find_path(BLIS_INCLUDE_DIR blis.h PATH_SUFFIXES blis x86_64-linux-gnu aarch64-linux-gnu)
   find_library(BLIS_LIBRARY NAMES blis blis-mt)
   mark_as_advanced(BLIS_INCLUDE_DIR BLIS_LIBRARY)
-  if(BLIS_INCLUDE_DIR AND BLIS_LIBRARY)
+  if(BLIS_LIBRARY AND EXISTS "${BLIS_INCLUDE_DIR}/blis.h")
     add_library(dresample::blis UNKNOWN IMPORTED)
     set_target_properties(dresample::blis PROPERTIES
       IMPORTED_LOCATION "${BLIS_LIBRARY}"
