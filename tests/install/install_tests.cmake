@@ -15,7 +15,8 @@ endif()
 if(DRS_INSTALL AND DRS_BUILD_CLI AND TARGET dresample_autograd_shared AND TARGET dresample_gradcheck_shared)
   add_test(NAME install_consumer
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/test_install.sh ${PROJECT_BINARY_DIR}
-                   ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_COMMAND} "${_drs_san_flags}")
+                   ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER} ${CMAKE_COMMAND} ${DRS_SOVERSION}
+                   "${_drs_san_flags}")
   set_tests_properties(install_consumer PROPERTIES TIMEOUT 900)
 endif()
 

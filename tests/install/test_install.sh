@@ -6,11 +6,11 @@
 #   3. pkg-config, for each of the three .pc files, against the shared
 #      libraries and (--static, the archives alone) against the static ones;
 #   4. add_subdirectory() from a host project with its own demo/bench/tests.
-# Usage: test_install.sh BUILD_DIR SOURCE_DIR C_COMPILER CMAKE [C_FLAGS]
+# Usage: test_install.sh BUILD_DIR SOURCE_DIR C_COMPILER CMAKE SOVERSION [C_FLAGS]
 # (C_FLAGS: the sanitizer flags of a -DDRS_SANITIZE build; the consumers
 # need the same runtime as the instrumented libraries).
 set -euo pipefail
-build=$1; src=$2; cc=$3; cmake=$4; cflags=${5:-}
+build=$1; src=$2; cc=$3; cmake=$4; sover=$5; cflags=${6:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install_consumer: FAIL: $*"; exit 1; }
 quiet() { "$@" > "$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$*"; }; }
@@ -32,19 +32,19 @@ for l in dresample dresample_autograd dresample_gradcheck; do
   [ -e "$lib/lib$l.a" ] || fail "not installed: lib$l.a"
   [ -e "$pcdir/$l.pc" ] || fail "not installed: $l.pc"
   so=$(readelf -d "$lib/lib$l.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-  [ "$so" = "lib$l.so.0.1" ] || fail "lib$l.so: soname '$so', want lib$l.so.0.1"
+  [ "$so" = "lib$l.so.$sover" ] || fail "lib$l.so: soname '$so', want lib$l.so.$sover"
   [ -e "$lib/$so" ] || fail "no $so link"
 done
 for l in dresample_autograd dresample_gradcheck; do # the shared layers use the shared core
-  readelf -d "$lib/lib$l.so" | grep -q 'NEEDED.*\[libdresample\.so\.0\.1\]' ||
-    fail "lib$l.so does not link libdresample.so.0.1"
+  readelf -d "$lib/lib$l.so" | grep -qF "[libdresample.so.$sover]" ||
+    fail "lib$l.so does not link libdresample.so.$sover"
 done
 "$p/bin/dresample" --help > /dev/null || fail "installed CLI does not run"
 # relocatable: no absolute path in the package files (only names of targets)
 if grep -nE '(^|[";])/[A-Za-z]' "$lib"/cmake/dresample/*.cmake; then
   fail "absolute paths in the installed CMake package files (above)"
 fi
-echo "installed: CLI, 3 libraries shared (soname .so.0.1) and static, headers, CMake package, 3 .pc files"
+echo "installed: CLI, 3 libraries shared (soname .so.$sover) and static, headers, CMake package, 3 .pc files"
 
 run3() { # runs consumer, consumer_autograd, consumer_gradcheck from $1 (names prefixed $2)
   for c in consumer consumer_autograd consumer_gradcheck; do
@@ -68,6 +68,18 @@ for kind in shared static; do
   done
   echo "find_package $kind: 3 consumers built and ran"
 done
+
+# 0.x: the package accepts only the same MAJOR.MINOR (SameMinorVersion)
+if [ "${sover%%.*}" = 0 ]; then
+  minor=${sover#0.}
+  for want in 0.$((minor + 1)) $([ "$minor" -gt 0 ] && echo 0.$((minor - 1))); do
+    if "$cmake" -S "$src/tests/install" -B "$tmp/v$want" -DCMAKE_PREFIX_PATH="$p" \
+         -DCMAKE_C_COMPILER="$cc" -DDRS_WANT_VERSION=$want > /dev/null 2>&1; then
+      fail "find_package(dresample $want) accepted version $sover"
+    fi
+    echo "find_package(dresample $want): refused"
+  done
+fi
 
 # ---- 3: pkg-config
 if command -v pkg-config > /dev/null; then
