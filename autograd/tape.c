@@ -388,14 +388,14 @@ void drs__ag_axpy(drs_dtype dt, int64_t n, double alpha, const void *src, void *
     if (dt == DRS_F64) {
         const double *x = src;
         double *y = dst;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
+#pragma omp parallel for schedule(static) num_threads((n > AG_PAR_MIN) ? ag__nthreads() : 1)
         for (int64_t i = 0; i < n; i++)
             y[i] += alpha * x[i];
     } else {
         const float *x = src;
         float *y = dst;
         const float a = (float)alpha;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
+#pragma omp parallel for schedule(static) num_threads((n > AG_PAR_MIN) ? ag__nthreads() : 1)
         for (int64_t i = 0; i < n; i++)
             y[i] += a * x[i];
     }
