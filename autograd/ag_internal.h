@@ -10,7 +10,8 @@
 #define DRS_AG_INTERNAL_H
 
 #include "dresample_autograd.h"
-#include "core.h" /* drs__fail: the library's thread-local message */
+/* Only the core's public API is used (the libraries are built with hidden
+ * visibility): errors go to drs_last_error() through drs_set_last_error(). */
 
 typedef enum ag_op {
     AG_LEAF = 0, /* also: any output made in no-grad mode */
@@ -82,6 +83,10 @@ drs_status drs__ag_fail(drs_status s, const char *op, const char *fmt, ...)
     ;
 /* Re-raises the library's last message behind the tape op's name. */
 drs_status drs__ag_wrap(drs_status s, const char *op);
+/* Validates a tensor view argument (dtype, rank, shape, data pointer, 64-bit
+ * element and byte counts) as the core does its own, naming op and name. */
+drs_status drs__ag_check_tensor(const char *op, const char *name, const drs_tensor *t,
+                                int64_t *numel);
 
 /* Checks a var argument: non-NULL, on `tape` (when tape != NULL), f32/f64. */
 drs_status drs__ag_check_var(const char *op, const char *name, const drs_var *v,

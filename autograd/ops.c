@@ -33,7 +33,7 @@
     } while (0)
 #define AG_PRAGMA(x) _Pragma(#x)
 /* #pragma cannot appear inside a macro argument: these can. */
-#define AG_OMP_FOR_IF(cond) AG_PRAGMA(omp parallel for schedule(static) if (cond) num_threads(ag__nthreads()))
+#define AG_OMP_FOR_IF(cond) AG_PRAGMA(omp parallel for schedule(static) num_threads((cond) ? ag__nthreads() : 1))
 #define AG_OMP_FOR AG_OMP_FOR_IF(n > AG_PAR_MIN)
 
 static int wants(const drs_var *v) { return v && v->requires_grad && v->tape->grad_enabled; }

@@ -44,15 +44,49 @@ drs_status drs__ag_fail(drs_status s, const char *op, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return drs__fail(s, "%s: %s", op, msg);
+    char full[512];
+    snprintf(full, sizeof full, "%s: %s", op, msg);
+    return drs_set_last_error(s, full);
 }
 
 drs_status drs__ag_wrap(drs_status s, const char *op)
 {
     char msg[400];
-    /* copy first: drs__fail writes the buffer drs_last_error() points to */
+    /* copy first: drs_set_last_error writes the buffer drs_last_error() points to */
     snprintf(msg, sizeof msg, "%s", drs_last_error());
-    return drs__fail(s, "%s: %s", op, msg);
+    char full[512];
+    snprintf(full, sizeof full, "%s: %s", op, msg);
+    return drs_set_last_error(s, full);
+}
+
+drs_status drs__ag_check_tensor(const char *op, const char *name, const drs_tensor *t,
+                                int64_t *numel)
+{
+    if (!t)
+        return drs__ag_fail(DRS_ERR_INVALID_ARGUMENT, op, "%s is NULL", name);
+    if (drs_dtype_size(t->dtype) == 0)
+        return drs__ag_fail(DRS_ERR_INVALID_ARGUMENT, op, "%s has unknown dtype %d", name,
+                            (int)t->dtype);
+    if (t->rank < 1 || t->rank > DRS_MAX_RANK)
+        return drs__ag_fail(DRS_ERR_SHAPE, op, "%s rank must be in [1, %d], got %d", name,
+                            DRS_MAX_RANK, t->rank);
+    int64_t n = 1, bytes;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i] < 0)
+            return drs__ag_fail(DRS_ERR_SHAPE, op, "%s shape[%d] must be >= 0, got %lld", name, i,
+                                (long long)t->shape[i]);
+        if (__builtin_mul_overflow(n, t->shape[i], &n))
+            return drs__ag_fail(DRS_ERR_OVERFLOW, op, "%s element count overflows 64 bits",
+                                name);
+    }
+    if (__builtin_mul_overflow(n, (int64_t)drs_dtype_size(t->dtype), &bytes))
+        return drs__ag_fail(DRS_ERR_OVERFLOW, op, "%s byte size overflows 64 bits", name);
+    if (n > 0 && !t->data)
+        return drs__ag_fail(DRS_ERR_INVALID_ARGUMENT, op,
+                            "%s: data pointer is NULL for %lld elements", name, (long long)n);
+    if (numel)
+        *numel = n;
+    return DRS_OK;
 }
 
 /* -------------------------------------------------------------- arena */
@@ -97,10 +131,10 @@ static void free_blocks_until(drs_tape *t, const ag_block *keep)
 drs_status drs_tape_new(drs_tape **tape)
 {
     if (!tape)
-        return drs__fail(DRS_ERR_INVALID_ARGUMENT, "drs_tape_new: tape is NULL");
+        return drs_set_last_error(DRS_ERR_INVALID_ARGUMENT, "drs_tape_new: tape is NULL");
     drs_tape *t = calloc(1, sizeof *t);
     if (!t)
-        return drs__fail(DRS_ERR_NOMEM, "drs_tape_new: out of memory");
+        return drs_set_last_error(DRS_ERR_NOMEM, "drs_tape_new: out of memory");
     t->grad_enabled = 1;
     *tape = t;
     return DRS_OK;
@@ -243,10 +277,10 @@ drs_status drs__ag_node(drs_tape *t, const char *op, drs_dtype dtype, int rank,
         if (shape[i] < 0)
             return drs__ag_fail(DRS_ERR_SHAPE, op, "shape[%d] must be >= 0, got %lld", i,
                                 (long long)shape[i]);
-        if (drs__mul_overflow(n, shape[i], &n))
+        if (__builtin_mul_overflow(n, shape[i], &n))
             return drs__ag_fail(DRS_ERR_OVERFLOW, op, "element count overflows 64 bits");
     }
-    if (drs__mul_overflow(n, (int64_t)drs_dtype_size(dtype), &bytes) ||
+    if (__builtin_mul_overflow(n, (int64_t)drs_dtype_size(dtype), &bytes) ||
         (uint64_t)bytes > (uint64_t)(SIZE_MAX / 4))
         return drs__ag_fail(DRS_ERR_OVERFLOW, op, "byte size of %lld elements overflows",
                             (long long)n);
@@ -312,7 +346,7 @@ drs_status drs_var_from_tensor(drs_var **out, drs_tape *tape, const drs_tensor *
                                int requires_grad)
 {
     int64_t n;
-    drs_status s = drs__check_tensor("drs_var_from_tensor", "t", t, &n);
+    drs_status s = drs__ag_check_tensor("drs_var_from_tensor", "t", t, &n);
     if (s)
         return s;
     return drs_var_new(out, tape, t->dtype, t->rank, t->shape, n ? t->data : NULL, requires_grad);
@@ -354,14 +388,14 @@ void drs__ag_axpy(drs_dtype dt, int64_t n, double alpha, const void *src, void *
     if (dt == DRS_F64) {
         const double *x = src;
         double *y = dst;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
+#pragma omp parallel for schedule(static) num_threads((n > AG_PAR_MIN) ? ag__nthreads() : 1)
         for (int64_t i = 0; i < n; i++)
             y[i] += alpha * x[i];
     } else {
         const float *x = src;
         float *y = dst;
         const float a = (float)alpha;
-#pragma omp parallel for schedule(static) if (n > AG_PAR_MIN) num_threads(ag__nthreads())
+#pragma omp parallel for schedule(static) num_threads((n > AG_PAR_MIN) ? ag__nthreads() : 1)
         for (int64_t i = 0; i < n; i++)
             y[i] += a * x[i];
     }
@@ -382,7 +416,7 @@ static drs_status backward_walk(drs_var *y, const char *op, const drs_tensor *dy
                             (long long)y->numel);
     if (dy) {
         int64_t n;
-        drs_status s = drs__check_tensor(op, "dy", dy, &n);
+        drs_status s = drs__ag_check_tensor(op, "dy", dy, &n);
         if (s)
             return s;
         if (dy->dtype != y->value.dtype)

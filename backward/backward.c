@@ -260,12 +260,12 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
         if (inner == 1) {                                                                      \
-            _Pragma("omp parallel for schedule(static) if (outer * Lin > PAR_MIN_WORK) num_threads(drs__nthreads())")       \
+            _Pragma("omp parallel for schedule(static) num_threads((outer * Lin > PAR_MIN_WORK) ? drs__nthreads() : 1)")       \
             for (int64_t b = 0; b < outer; b++)                                                \
                 ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) if (outer * Lin * inner > PAR_MIN_WORK) num_threads(drs__nthreads())") \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t b = 0; b < outer; b++)                                                    \
             for (int64_t j = 0; j < Lin; j++)                                                  \
                 TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner, 0);      \
@@ -384,7 +384,7 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     const tiled2 c = {&ttw, &tth, dy->data, dx->data, bstart, olo, ohi, nblk, Oh, Ow, Lh,
                       inner, rowlen, accumulate};
     const int64_t ntask = outer * nblk;
-    _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK) num_threads(drs__nthreads())")
+    _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t task = 0; task < ntask; task++) {
         const int64_t off = (int64_t)omp_get_thread_num() * maxr * rowlen;
         if (f32)
@@ -649,7 +649,7 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     }
     const fused2_ctx C = {J,   &th, &thd, &ttw, &ttwd, cd, factored, x->data, dy->data, bufs, Lh,
                           Ow,  Oh,  inner, rowlen, nb * rowlen + zlen, p->extrapolation_value};
-    _Pragma("omp parallel for schedule(static) if (nrow * Ow * inner > PAR_MIN_WORK) num_threads(drs__nthreads())")
+    _Pragma("omp parallel for schedule(static) num_threads((nrow * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t r = 0; r < nrow; r++) {
         if (f32)
             fused2_row_f32(&C, r, omp_get_thread_num(), &part[2 * r]);

@@ -60,7 +60,7 @@
         }                                                                                      \
         const int64_t bp = GS_GG_ENTRIES / mt;                                                 \
         const int64_t nb = (P + bp - 1) / bp, NB = (n1 - n0) * nb;                             \
-        _Pragma("omp parallel for schedule(static) if ((n1 - n0) * P * C > PAR_MIN_WORK) num_threads(drs__nthreads())")     \
+        _Pragma("omp parallel for schedule(static) num_threads(((n1 - n0) * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")     \
         for (int64_t blk = 0; blk < NB; blk++) {                                               \
             const int64_t n = n0 + blk / nb, q0 = (blk % nb) * bp;                             \
             const int64_t q1 = q0 + bp < P ? q0 + bp : P, np = q1 - q0;                        \
@@ -205,7 +205,7 @@ static void gs_taps_parallel(const drs_gs_plan *p, const drs_tensor *grid, int64
 {
     const int T = p->max_taps;
     const int64_t run = 256, nr = (p1 - p0 + run - 1) / run;
-    _Pragma("omp parallel for schedule(static) if ((p1 - p0) * T > PAR_MIN_WORK) num_threads(drs__nthreads())")
+    _Pragma("omp parallel for schedule(static) num_threads(((p1 - p0) * T > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t r = 0; r < nr; r++) {
         const int64_t b0 = r * run, b1 = b0 + run < p1 - p0 ? b0 + run : p1 - p0;
         const drs_gs_block bt = {s->tap_off + b0 * T, s->tap_w + b0 * T, s->ntap + b0,
@@ -244,7 +244,7 @@ static void gs_block_transpose(const drs_gs_plan *p, int64_t p0, int64_t nb, gs_
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s)  \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q, nbk = (Q + 255) / 256;                     \
-        _Pragma("omp parallel for schedule(static) if (Q * C > PAR_MIN_WORK) num_threads(drs__nthreads())")                 \
+        _Pragma("omp parallel for schedule(static) num_threads((Q * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")                 \
         for (int64_t bk = 0; bk < nbk; bk++) {                                                 \
             const int64_t j0 = bk * 256, j1 = j0 + 256 < Q ? j0 + 256 : Q;                     \
             if (s->rowptr[j0] == s->rowptr[j1])                                                \
@@ -312,7 +312,7 @@ static int gs_scatter_group(const drs_gs_plan *p)
         const int cg = gs_scatter_group(p);                                                    \
         const int64_t ng = (C + cg - 1) / cg;                                                  \
         const int mt = p->max_taps;                                                            \
-        _Pragma("omp parallel for schedule(static) if (P * C > PAR_MIN_WORK) num_threads(drs__nthreads())")                 \
+        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")                 \
         for (int64_t g = 0; g < ng; g++) {                                                     \
             const int64_t c0 = g * cg;                                                         \
             const int nc = C - c0 < cg ? (int)(C - c0) : cg;                                   \

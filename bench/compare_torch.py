@@ -272,7 +272,7 @@ def geomean(xs):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("bench", help="path to the bench binary (build/bench/bench)")
+    ap.add_argument("bench", help="path to the bench binary (build/bench/drs_bench)")
     ap.add_argument("--threads", default="1", help="comma-separated thread counts, e.g. 1,2")
     ap.add_argument("--quick", action="store_true", help="3 runs, 1 warm-up (not for the README)")
     ap.add_argument("--runs", type=int, help="timed calls per measurement (default 7; --quick 3)")

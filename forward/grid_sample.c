@@ -790,7 +790,7 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
         const int mt = p->max_taps, bilin2d = p->S == 2 && mt == 4;                            \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
-        _Pragma("omp parallel for schedule(static) if (p->N * P * C > PAR_MIN_WORK) num_threads(drs__nthreads())")          \
+        _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")          \
         for (int64_t blk = 0; blk < NB; blk++) {                                               \
             const int64_t n = blk / nb, q0 = (blk % nb) * bp;                                  \
             const int64_t q1 = q0 + bp < P ? q0 + bp : P;                                      \

@@ -173,12 +173,12 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
         const int nu = uniform_taps(t, &u0, &u1, &per2);                                       \
         per2 = per2 && PER2_WEIGHTS(t, W, u0, u1, nu);                                         \
         if (inner == 1 && nu > 0) {                                                            \
-            _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK) num_threads(drs__nthreads())")         \
+            _Pragma("omp parallel for schedule(static) num_threads((outer * O > PAR_MIN_WORK) ? drs__nthreads() : 1)")         \
             for (int64_t b = 0; b < outer; b++)                                                \
                 ROW(x + b * L, y + b * O, t, W, ev, nu, per2, u0, u1);                         \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) if (outer * O * inner > PAR_MIN_WORK) num_threads(drs__nthreads())") \
+        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t b = 0; b < outer; b++)                                                    \
             for (int64_t o = 0; o < O; o++)                                                    \
                 PASS_OUTPUT(TI, A, t, W, ev, o, y + (b * O + o) * inner, x + b * L * inner,    \
@@ -213,7 +213,7 @@ DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
         int per2_;                                                                             \
         const int nu = inner == 1 ? uniform_taps(t, &u0, &u1, &per2_) : 0;                     \
         if (nu == 2 || nu == 4) { /* rows with a branch-free interior, same order */           \
-            _Pragma("omp parallel for schedule(static) if (outer * O > PAR_MIN_WORK) num_threads(drs__nthreads())")         \
+            _Pragma("omp parallel for schedule(static) num_threads((outer * O > PAR_MIN_WORK) ? drs__nthreads() : 1)")         \
             for (int64_t b = 0; b < outer; b++) {                                              \
                 const TI *xrow = x + b * L;                                                    \
                 const TD *grow = dy + b * O;                                                   \
@@ -236,7 +236,7 @@ DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
                 part[b] = acc;                                                                 \
             }                                                                                  \
         } else                                                                                 \
-        _Pragma("omp parallel for schedule(static) if (outer * O * inner > PAR_MIN_WORK) num_threads(drs__nthreads())")     \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)")     \
         for (int64_t b = 0; b < outer; b++) {                                                  \
             double acc = 0.0;                                                                  \
             for (int64_t o = 0; o < O; o++) {                                                  \
@@ -372,7 +372,7 @@ void drs__store_rounded(const double *src, drs_tensor *y, int64_t n, drs_round r
 #define STORE(T)                                                                               \
     do {                                                                                       \
         T *d_ = (T *)y->data;                                                                  \
-        _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK) num_threads(drs__nthreads())")                      \
+        _Pragma("omp parallel for schedule(static) num_threads((n > PAR_MIN_WORK) ? drs__nthreads() : 1)")                      \
         for (int64_t i = 0; i < n; i++) {                                                      \
             const double v = round_sat(src[i], r, lo, hi);                                     \
             d_[i] = v >= 9223372036854775807.0 ? (T)INT64_MAX : (T)v;                          \
@@ -392,7 +392,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
 {
     double lo, hi;
     int_range(t, &lo, &hi);
-    _Pragma("omp parallel for schedule(static) if (n > PAR_MIN_WORK) num_threads(drs__nthreads())")
+    _Pragma("omp parallel for schedule(static) num_threads((n > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t i = 0; i < n; i++)
         v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
 }
@@ -488,7 +488,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        _Pragma("omp parallel for schedule(static) if (outer * Oh * Ow * inner > PAR_MIN_WORK) num_threads(drs__nthreads())") \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t r = 0; r < outer * Oh; r++) {                                             \
             A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
             if (chunk)                                                                         \
@@ -564,7 +564,7 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     const int64_t *fw = first[R - 1];
     const char *xs = (const char *)x->data;
     char *ys = (char *)y->data;
-    _Pragma("omp parallel if (rows * Wo > PAR_MIN_WORK) num_threads(drs__nthreads())")
+    _Pragma("omp parallel num_threads((rows * Wo > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     {
         char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * (size_t)Wo * es : NULL;
         int64_t formed = -1; /* the source row formed in buf */

@@ -30,6 +30,12 @@ const char *drs_last_error(void) { return drs_err_buf; }
 
 void drs__clear_error(void) { drs_err_buf[0] = '\0'; }
 
+drs_status drs_set_last_error(drs_status s, const char *message)
+{
+    snprintf(drs_err_buf, sizeof drs_err_buf, "%s", message ? message : "");
+    return s;
+}
+
 drs_status drs__fail(drs_status s, const char *fmt, ...)
 {
     va_list ap;
@@ -42,7 +48,10 @@ drs_status drs__fail(drs_status s, const char *fmt, ...)
 /* The library's own thread count (0: OpenMP's default).  It is applied with a
  * num_threads() clause on each of the library's parallel regions and never
  * through omp_set_num_threads(), so the host's OpenMP state is left alone.
- * Relaxed atomic: a setting read at the start of each region, not a sum. */
+ * Relaxed atomic: a setting read at the start of each region, not a sum.
+ * Small regions ask for one thread (num_threads(work > min ? drs__nthreads() : 1))
+ * rather than an if() clause: LLVM's libomp carries the num_threads value of
+ * an if(false) region over to the thread's next region, the host's own. */
 static _Atomic int drs_nthreads_setting = 0;
 
 drs_status drs_set_num_threads(int n)

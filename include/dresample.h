@@ -62,6 +62,11 @@ typedef enum drs_status {
 DRS_API const char *drs_status_str(drs_status s);
 /* The detailed message of the last failing call on this thread ("" if none). */
 DRS_API const char *drs_last_error(void);
+/* Sets this thread's drs_last_error() message to `message` (truncated to 511
+ * bytes; NULL gives "") and returns s.  For libraries layered on dresample (its
+ * own tape and gradient checker, a host framework's wrappers) whose errors
+ * should read through drs_last_error() like the library's own. */
+DRS_API drs_status drs_set_last_error(drs_status s, const char *message);
 
 /* Test hook: the n-th scratch allocation (0-based) made by the library on the
  * calling thread from now on fails, once (-1 disables).  Lets tests prove that

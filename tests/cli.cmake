@@ -2,9 +2,9 @@
 # test, and the `dresample` command line driven from Python (numpy + stdlib).
 
 # test_npy needs only tools/npy.c and the header's types, not the library.
-add_executable(test_npy ${CMAKE_CURRENT_LIST_DIR}/test_npy.c ${CMAKE_SOURCE_DIR}/tools/npy.c)
+add_executable(test_npy ${CMAKE_CURRENT_LIST_DIR}/test_npy.c ${PROJECT_SOURCE_DIR}/tools/npy.c)
 target_compile_options(test_npy PRIVATE ${DRS_WARN})
-target_include_directories(test_npy PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tools)
+target_include_directories(test_npy PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/tools)
 add_test(NAME test_npy COMMAND test_npy)
 
 add_test(NAME test_cli

@@ -1,10 +1,16 @@
-/* A consumer of the installed library: built once through find_package and
- * once through pkg-config by tests/install/test_install.sh. */
+/* A consumer of the core library, built by tests/install/test_install.sh
+ * against the installed tree (find_package shared and static, pkg-config) and
+ * from a host project that adds dresample with add_subdirectory(). */
 #include <dresample.h>
 #include <stdio.h>
+#include <string.h>
 
 int main(void)
 {
+    if (drs_version() != DRS_VERSION_NUMBER || strcmp(drs_version_string(), DRS_VERSION_STRING)) {
+        printf("consumer: header %s, library %s\n", DRS_VERSION_STRING, drs_version_string());
+        return 1;
+    }
     const float x[2] = {1, 3};
     float y[3];
     drs_tensor X = {DRS_F32, 1, {2}, (void *)x}, Y = {DRS_F32, 1, {3}, y};
