@@ -233,6 +233,14 @@ static int attr_int(PyObject *o, const char *op, const char *name, int *out)
         *out = (o == Py_True);
         return 0;
     }
+    if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0 ||
+        strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0) {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        *out = t;
+        return 0;
+    }
     PyObject *ix = PyNumber_Index(o);
     if (!ix) {
         PyErr_Clear();
