@@ -900,7 +900,20 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(drs_get_num_threads());
 }
 
+/* Test hook: drs_debug_fail_allocation(n) (the n-th scratch allocation of the
+ * library on this thread fails once; -1 disables). */
+static PyObject *py_debug_fail_allocation(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    drs_debug_fail_allocation(n);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef core_methods[] = {
+    {"_debug_fail_allocation", py_debug_fail_allocation, METH_O, NULL},
     {"resize", (PyCFunction)(void (*)(void))py_resize, METH_FASTCALL, NULL},
     {"resize_backward", (PyCFunction)(void (*)(void))py_resize_backward, METH_FASTCALL, NULL},
     {"interpolate", (PyCFunction)(void (*)(void))py_interpolate, METH_FASTCALL, NULL},
