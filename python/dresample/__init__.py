@@ -40,6 +40,13 @@ _INTERP_ATTRS = ("mode", "shape_calculation_mode", "coordinate_transformation_mo
                  "align_corners")
 
 
+def _grads(grads, every):
+    """The set of gradient names asked for (a name or an iterable of names)."""
+    if grads is None:
+        return set(every)
+    return {grads} if isinstance(grads, str) else set(grads)
+
+
 def _unknown(fn, attrs, known):
     bad = sorted(k for k in attrs if k not in known)
     if bad:
@@ -107,7 +114,7 @@ def resize_backward(X, output_delta, *, scales=None, sizes=None, roi=None, opset
     X = _contig(X)
     dY = _contig(output_delta)
     roi, scales, sizes = _vec(roi), _vec(scales), _vec(sizes)
-    want = {"X", "scales", "roi"} if grads is None else set(grads)
+    want = _grads(grads, ("X", "scales", "roi"))
     if not want <= {"X", "scales", "roi"}:
         raise ValueError("resize_backward: grads must name X, scales or roi, got %r"
                          % sorted(want - {"X", "scales", "roi"}))
@@ -148,7 +155,7 @@ def _interp_grad(fn, core_fn, data, output_delta, sizes, scales, axes, version, 
     data = _contig(data)
     dY = _contig(output_delta)
     sizes, scales, axes = _vec(sizes), _vec(scales), _vec(axes)
-    want = {"data", "scales"} if grads is None else set(grads)
+    want = _grads(grads, ("data", "scales"))
     if not want <= {"data", "scales"}:
         raise ValueError("%s: grads must name data or scales, got %r"
                          % (fn, sorted(want - {"data", "scales"})))
@@ -245,7 +252,7 @@ def grid_sample_backward(X, grid, output_delta, *, mode="bilinear", padding_mode
     X = _contig(X)
     grid = _contig(grid)
     dY = _contig(output_delta)
-    want = {"X", "grid"} if grads is None else set(grads)
+    want = _grads(grads, ("X", "grid"))
     if not want <= {"X", "grid"}:
         raise ValueError("grid_sample_backward: grads must name X or grid, got %r"
                          % sorted(want - {"X", "grid"}))

@@ -331,6 +331,8 @@ def test_grid_sample_hand():
     assert r["X_delta"].tolist() == [[[[0.25, 0.25], [0.25, 0.25]]]]
     assert set(dr.grid_sample_backward(X, g, np.ones((1, 1, 1, 1)), grads=("grid",))) == \
         {"grid_delta"}
+    only = dr.grid_sample_backward(X, g, np.ones((1, 1, 1, 1)), grads="grid")
+    assert set(only) == {"grid_delta"} and same_bits(only["grid_delta"], r["grid_delta"])
 
 
 def test_interpolate_scales_mode_follows_inputs():
