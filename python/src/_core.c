@@ -339,21 +339,33 @@ static PyObject *alloc_output(PyObject *alloc, PyObject *dtype, tbuf *b, drs_dty
     Py_DECREF(sh);
     if (!out)
         return NULL;
-    if (tbuf_get(b, out, "output", 1) < 0) {
+    /* A plain writable buffer (no format or shape: cheaper for a fresh NumPy
+     * array, which would build its format string for us); the exporter
+     * refuses a non-contiguous one.  Its byte length and item size must be
+     * those of the requested array. */
+    b->held = 0;
+    if (PyObject_GetBuffer(out, &b->view, PyBUF_WRITABLE) < 0) {
         Py_DECREF(out);
         return NULL;
     }
-    int ok = b->t.dtype == want && b->t.rank == rank;
-    for (int i = 0; ok && i < rank; i++)
-        ok = b->t.shape[i] == shape[i];
-    if (!ok) {
+    b->held = 1;
+    const Py_ssize_t item = (Py_ssize_t)drs_dtype_size(want);
+    Py_ssize_t n = item;
+    for (int i = 0; i < rank; i++) {
+        b->t.shape[i] = shape[i];
+        n *= (Py_ssize_t)shape[i];
+    }
+    if (b->view.len != n || b->view.itemsize != item) {
         tbuf_release(b);
         Py_DECREF(out);
         PyErr_Format(PyExc_TypeError, "output: the allocator returned a buffer of another "
-                                      "dtype or shape (wanted %s)",
-                     dtype_numpy_name(want));
+                                      "dtype or size (wanted %s, %zd bytes)",
+                     dtype_numpy_name(want), n);
         return NULL;
     }
+    b->t.dtype = want;
+    b->t.rank = rank;
+    b->t.data = b->view.buf;
     return out;
 }
 
