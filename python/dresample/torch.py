@@ -60,6 +60,22 @@ _HAS_LIBRARY = _torch_version() >= (2, 4) and hasattr(torch, "library") and hasa
     torch.library, "custom_op")
 
 
+_is_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _use_lib(*ts):
+    """Whether to go through the torch.library custom ops: only while tracing
+    (torch.compile, torch.export: fake or functional tensors).  Eager calls take
+    the autograd.Function path, which costs a fraction of the custom-op
+    dispatch (tens of microseconds per call)."""
+    if not _HAS_LIBRARY:
+        return False
+    if _is_compiling():
+        return True
+    return any(t is not None and type(t) not in _PLAIN for t in ts)
+
+
 # ------------------------------------------------------------------ checks
 def _check_tensor(fn, t, name):
     """Validates a data-like tensor argument: CPU, float32/float64, or an
@@ -97,14 +113,16 @@ def _check_param(fn, name, t):
 
 def _arr(t):
     """A NumPy view of a CPU tensor (a contiguous copy first when it is not)."""
-    t = t.detach()
+    if t.requires_grad:
+        t = t.detach()
     if not t.is_contiguous():
         t = t.contiguous()
     return t.numpy()
 
 
 def _ten(a):
-    return torch.from_numpy(np.ascontiguousarray(a))
+    """A tensor over a new array from the NumPy API (C-contiguous: no copy)."""
+    return torch.from_numpy(a)
 
 
 def _floats(v):
@@ -243,7 +261,7 @@ def _interpolate_impl(input, size, scale_factor, mode, align_corners, recompute_
                          "recompute_scale_factor=True makes the output independent of it")
     ac = None if align_corners is None else bool(align_corners)
     rc = None if recompute_scale_factor is None else bool(recompute_scale_factor)
-    if _HAS_LIBRARY:
+    if _use_lib(input, scale_t):
         return _lib_torch_interpolate(input, scale_t if grad_scale else None, size, scale_list,
                                       mode, ac, rc, bool(antialias))
     if not (input.requires_grad or grad_scale) or not torch.is_grad_enabled():
@@ -355,7 +373,7 @@ def resize(X, scales=None, sizes=None, roi=None, **onnx_attrs):
     need = torch.is_grad_enabled() and (X.requires_grad or any(
         t.requires_grad for t in ts.values()))
     attrs = dict(onnx_attrs)
-    if _HAS_LIBRARY:
+    if _use_lib(X, *ts.values()):
         return _lib_resize(X, ts.get("scales") if need else None, ts.get("roi") if need else None,
                            s_list, r_list, z_list, attrs)
     if not need:
@@ -413,7 +431,7 @@ def openvino_interpolate(data, sizes=None, scales=None, axes=None, version=4, **
     s_list, z_list, a_list = _floats(scales), _ints(sizes), _ints(axes)
     need = torch.is_grad_enabled() and (data.requires_grad or (st is not None and
                                                                 st.requires_grad))
-    if _HAS_LIBRARY:
+    if _use_lib(data, st):
         return _lib_ov(data, st if need else None, z_list, s_list, a_list, int(version),
                        dict(attrs))
     if not need:
@@ -485,7 +503,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                          f"{tuple(input.shape)}")
     ac = bool(align_corners) if align_corners is not None else False
     need = torch.is_grad_enabled() and (input.requires_grad or grid.requires_grad)
-    if _HAS_LIBRARY:
+    if _use_lib(input, grid):
         return _lib_grid(input, grid, mode, padding_mode, ac)
     if not need:
         return _grid_fwd(input, grid, mode, padding_mode, ac)
@@ -698,13 +716,14 @@ if _HAS_LIBRARY:
         for i in range(len(shape)):
             probe = [1] * len(shape)
             probe[i] = shape[i]
-            z = torch.zeros(probe, dtype=torch.float32)
+            z = np.zeros(probe, dtype=np.float32)  # a real array, also under fake mode
             if kind == "resize":
                 scales, roi, sizes, _ = args
-                y = _resize_fwd(z, scales, roi, sizes, attrs)
+                y = _d.resize(z, scales=scales, sizes=sizes, roi=roi, **attrs)
             else:
                 sizes, scales, axes, version, _ = args
-                y = _ov_fwd(z, sizes, scales, axes, version, attrs)
+                y = _d.interpolate(z, sizes=sizes, scales=scales, axes=axes, version=version,
+                                   **attrs)
             out.append(int(y.shape[i]))
         return out
 
