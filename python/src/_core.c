@@ -301,14 +301,17 @@ static int attr_i64_list(PyObject *o, const char *op, const char *name, int64_t 
     char full[96];
     snprintf(full, sizeof full, "%s: attribute %s", op, name);
     int k;
-    if (list_get(o, full, 1, NULL, v, &k) < 0)
+    int64_t tmp[MAX_LIST]; /* list_get writes up to MAX_LIST entries; v holds DRS_MAX_RANK */
+    if (list_get(o, full, 1, NULL, tmp, &k) < 0)
         return -1;
     if (k > DRS_MAX_RANK) {
         PyErr_Format(PyExc_ValueError, "%s: at most %d entries, got %d", full, DRS_MAX_RANK, k);
         return -1;
     }
-    if (k >= 0)
+    if (k >= 0) {
+        memcpy(v, tmp, (size_t)k * sizeof *v);
         *n = k;
+    }
     return 0;
 }
 

@@ -435,6 +435,18 @@ def test_error_types_and_messages():
     with pytest.raises(ValueError, match=r"grads must name"):
         dr.resize_backward(X, np.zeros((1, 1, 8, 8), np.float32), scales=[1, 1, 2, 2],
                            grads=["Y"])
+    # list lengths past what the C structs hold are refused before any copy
+    # (the same lists ran clean under AddressSanitizer)
+    for n in (9, 16, 17):
+        with pytest.raises(ValueError, match=r"Resize-18: attribute axes: at most 8 entries"
+                           if n < 17 else r"at most 16 entries"):
+            dr.resize(X, sizes=[2] * 4, axes=list(range(n)), opset=18)
+        with pytest.raises(ValueError, match=r"pads_end: at most"):
+            dr.interpolate(X, sizes=[2, 2], axes=[2, 3], pads_end=[0] * n)
+    with pytest.raises(ValueError, match=r"scales: at most 16 entries, got 17"):
+        dr.resize(X, scales=[1.0] * 17)
+    with pytest.raises(ValueError, match=r"size has 4 entries"):
+        dr.torch_interpolate(X, size=(1, 2, 3, 4))
     with pytest.raises(ValueError, match=r"n"):
         dr.set_num_threads(-1)
     assert dr.get_num_threads() == 0 or dr.get_num_threads() > 0
