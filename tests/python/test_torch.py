@@ -374,3 +374,12 @@ def test_errors():
         dt.resize(x, scales=[1.0, 1.0, -2.0, 2.0], mode="linear")
     with pytest.raises(TypeError, match="unexpected keyword"):
         dt.resize(x, scales=[1.0, 1.0, 2.0, 2.0], modee="linear")
+
+
+def test_import_dresample_does_not_import_torch_or_jax():
+    import subprocess
+    import sys
+    code = ("import sys, dresample; bad = [m for m in ('torch', 'jax') if m in sys.modules]; "
+            "sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
