@@ -78,13 +78,19 @@ static const char *dtype_numpy_name(drs_dtype d)
     return (unsigned)d < 6 ? names[d] : "?";
 }
 
-/* The library dtype of a buffer format ("f", "<d", "=q", ...); -1 if none. */
+/* The library dtype of a buffer format ("f", "<d", "=q", ...) in native byte
+ * order; -1 if none. */
 static int dtype_of_format(const char *fmt, Py_ssize_t itemsize)
 {
     if (!fmt)
         fmt = "B";
+#if PY_BIG_ENDIAN
+    if (*fmt == '@' || *fmt == '=' || *fmt == '>' || *fmt == '!')
+        fmt++;
+#else
     if (*fmt == '@' || *fmt == '=' || *fmt == '<')
         fmt++;
+#endif
     if (fmt[0] == '\0' || fmt[1] != '\0')
         return -1;
     switch (fmt[0]) {
