@@ -24,7 +24,6 @@ trace them; with older torch (1.13) they are torch.autograd.Functions.
 """
 import contextlib
 import functools
-import inspect
 import json
 import math
 import os
@@ -513,9 +512,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 # ------------------------------------------ torch.library custom ops (torch >= 2.4)
 if _HAS_LIBRARY:
     from typing import List, Optional, Tuple  # noqa: E402 (schema inference reads these)
-
-    def _opt(v):
-        return None if v is None else v
 
     # -- F.interpolate preset.  The scale tensor (when its gradient is wanted)
     # is an input; its values also travel as a float list so that the output
