@@ -38,6 +38,8 @@ _RESIZE_ATTRS = ("mode", "coordinate_transformation_mode", "nearest_mode", "cubi
 _INTERP_ATTRS = ("mode", "shape_calculation_mode", "coordinate_transformation_mode",
                  "nearest_mode", "antialias", "pads_begin", "pads_end", "cube_coeff",
                  "align_corners")
+_RESIZE_SET = frozenset(_RESIZE_ATTRS)
+_INTERP_SET = frozenset(_INTERP_ATTRS)
 
 
 def _grads(grads, every):
@@ -55,7 +57,7 @@ def _unknown(fn, attrs, known):
 
 
 def _resize_args(fn, roi, scales, sizes, opset, attrs):
-    if len(attrs) and not attrs.keys() <= set(_RESIZE_ATTRS):
+    if attrs and not attrs.keys() <= _RESIZE_SET:
         _unknown(fn, attrs, _RESIZE_ATTRS)
     g = attrs.get
     return (roi, scales, sizes, opset, g("mode"), g("coordinate_transformation_mode"),
@@ -64,7 +66,7 @@ def _resize_args(fn, roi, scales, sizes, opset, attrs):
 
 
 def _interp_args(fn, sizes, scales, axes, version, attrs):
-    if len(attrs) and not attrs.keys() <= set(_INTERP_ATTRS):
+    if attrs and not attrs.keys() <= _INTERP_SET:
         _unknown(fn, attrs, _INTERP_ATTRS)
     g = attrs.get
     sc = g("shape_calculation_mode")
