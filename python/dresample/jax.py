@@ -24,6 +24,19 @@ import dresample as _d
 __all__ = ["resize", "interpolate", "grid_sample"]
 
 
+try:
+    import inspect as _inspect
+    _VMAP = ({"vmap_method": "sequential"}
+             if "vmap_method" in _inspect.signature(jax.pure_callback).parameters else {})
+except (TypeError, ValueError):
+    _VMAP = {}
+
+
+def _callback(fn, shapes, *args):
+    """jax.pure_callback; under jax.vmap the callback runs once per batch entry."""
+    return jax.pure_callback(fn, shapes, *args, **_VMAP)
+
+
 def _concrete(v, name, fn):
     """v as a NumPy float64 array if its value is known now, else None."""
     if v is None:
@@ -96,7 +109,7 @@ def _resize_fn(out_shape, sizes, attrs, has_scales, has_roi):
 
     @jax.custom_vjp
     def f(X, scales, roi):
-        return jax.pure_callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, X.dtype), X, scales, roi)
+        return _callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, X.dtype), X, scales, roi)
 
     def f_fwd(X, scales, roi):
         return f(X, scales, roi), (X, scales, roi)
@@ -106,7 +119,7 @@ def _resize_fn(out_shape, sizes, attrs, has_scales, has_roi):
         shapes = (jax.ShapeDtypeStruct(X.shape, X.dtype),
                   jax.ShapeDtypeStruct(scales.shape, scales.dtype),
                   jax.ShapeDtypeStruct(roi.shape, roi.dtype))
-        return jax.pure_callback(bwd_cb, shapes, X, scales, roi, dy)
+        return _callback(bwd_cb, shapes, X, scales, roi, dy)
 
     f.defvjp(f_fwd, f_bwd)
     return f
@@ -157,7 +170,7 @@ def _interp_fn(out_shape, sizes, axes, version, attrs, has_scales):
 
     @jax.custom_vjp
     def f(data, scales):
-        return jax.pure_callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, data.dtype), data,
+        return _callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, data.dtype), data,
                                  scales)
 
     def f_fwd(data, scales):
@@ -167,7 +180,7 @@ def _interp_fn(out_shape, sizes, axes, version, attrs, has_scales):
         data, scales = res
         shapes = (jax.ShapeDtypeStruct(data.shape, data.dtype),
                   jax.ShapeDtypeStruct(scales.shape, scales.dtype))
-        return jax.pure_callback(bwd_cb, shapes, data, scales, dy)
+        return _callback(bwd_cb, shapes, data, scales, dy)
 
     f.defvjp(f_fwd, f_bwd)
     return f
@@ -222,7 +235,7 @@ def _grid_fn(mode, padding_mode, align_corners, version):
     @jax.custom_vjp
     def f(X, grid):
         shape = tuple(X.shape[:2]) + tuple(grid.shape[1:-1])
-        return jax.pure_callback(fwd_cb, jax.ShapeDtypeStruct(shape, X.dtype), X, grid)
+        return _callback(fwd_cb, jax.ShapeDtypeStruct(shape, X.dtype), X, grid)
 
     def f_fwd(X, grid):
         return f(X, grid), (X, grid)
@@ -231,7 +244,7 @@ def _grid_fn(mode, padding_mode, align_corners, version):
         X, grid = res
         shapes = (jax.ShapeDtypeStruct(X.shape, X.dtype),
                   jax.ShapeDtypeStruct(grid.shape, grid.dtype))
-        return jax.pure_callback(bwd_cb, shapes, X, grid, dy)
+        return _callback(bwd_cb, shapes, X, grid, dy)
 
     f.defvjp(f_fwd, f_bwd)
     return f

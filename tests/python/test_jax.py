@@ -123,3 +123,13 @@ def test_float32_and_errors():
         dj.grid_sample(np.zeros((1, 1, 2, 2), np.int32), np.zeros((1, 1, 1, 2)))
     with pytest.raises(ValueError, match="scales"):  # the library's message
         dj.resize(X, scales=[1, 1, -2, 2], mode="linear")
+
+
+def test_vmap_over_a_batch_of_grids():
+    X = rnd(1, 2, 5, 6, seed=17)
+    gs = rnd(3, 1, 4, 3, 2, seed=18) * 0.9
+    f = jax.jit(jax.vmap(lambda g: dj.grid_sample(X, g, mode="bilinear")))
+    y = f(gs)
+    assert y.shape == (3, 1, 2, 4, 3)
+    for i in range(3):
+        np.testing.assert_array_equal(np.asarray(y[i]), np.asarray(dj.grid_sample(X, gs[i])))
