@@ -15,9 +15,13 @@ scales, as in the library).
 """
 import functools
 
-import jax
-import jax.numpy as jnp
 import numpy as np
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError('dresample.jax needs JAX: pip install "jax[cpu]"') from e
 
 import dresample as _d
 
@@ -126,9 +130,38 @@ def _resize_fn(out_shape, sizes, attrs, has_scales, has_roi):
 
 
 def resize(X, scales=None, sizes=None, roi=None, *, out_shape=None, **attrs):
-    """ONNX Resize (opset=10..19, default 19; the op's attributes as keywords),
-    differentiable w.r.t. X, scales and roi.  ``sizes`` must be static.
-    See https://onnx.ai/onnx/operators/onnx__Resize.html"""
+    """ONNX Resize (https://onnx.ai/onnx/operators/onnx__Resize.html), differentiable.
+
+    Parameters
+    ----------
+    X : array
+        float32 (float64 with jax_enable_x64).
+    scales, roi : array, optional
+        Differentiable 1-D inputs (the output size is held fixed).
+    sizes : sequence of int, optional
+        Static.
+    out_shape : tuple of int, optional
+        The output shape; needed when scales/roi are traced (e.g. differentiated
+        under jax.jit), else taken from the library's shape rule.
+    **attrs
+        ``opset`` (default 19) and the op's attributes, as dresample.resize.
+
+    Returns
+    -------
+    array
+        Y, X's dtype; gradients to X, scales and roi.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Traced scales without out_shape, a bad dtype, the library's message.
+
+    Examples
+    --------
+    >>> y = resize(np.ones((1, 1, 2, 2), np.float32), scales=[1, 1, 2, 2], mode="linear")
+    >>> y.shape
+    (1, 1, 4, 4)
+    """
     X = jnp.asarray(X)
     _check_dtype("resize", "X", X)
     sz = None if sizes is None else tuple(int(v) for v in np.asarray(sizes).reshape(-1))
@@ -194,9 +227,38 @@ def _interp_backward(data, dy, sizes, scales, axes, version, kw):
 
 def interpolate(data, sizes=None, scales=None, axes=None, version=4, *, out_shape=None,
                 **attrs):
-    """OpenVINO Interpolate-1/4/11 (the op's attributes as keywords),
-    differentiable w.r.t. data and scales.  ``sizes`` and ``axes`` must be static.
-    See https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-4.html"""
+    """OpenVINO Interpolate-1/4/11 (https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-4.html), differentiable.
+
+    Parameters
+    ----------
+    data : array
+    sizes, axes : sequence of int, optional
+        Static.
+    scales : array, optional
+        Differentiable (scales mode).
+    version : int
+        1, 4 or 11.
+    out_shape : tuple of int, optional
+        Needed when scales are traced.
+    **attrs
+        The op's attributes, as dresample.interpolate.
+
+    Returns
+    -------
+    array
+        The output, data's dtype; gradients to data and scales.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`resize`.
+
+    Examples
+    --------
+    >>> d = np.ones((1, 1, 4, 4), np.float32)
+    >>> interpolate(d, sizes=[2, 3], axes=[2, 3], mode="linear_onnx").shape
+    (1, 1, 2, 3)
+    """
     data = jnp.asarray(data)
     _check_dtype("interpolate", "data", data)
     sz = None if sizes is None else tuple(int(v) for v in np.asarray(sizes).reshape(-1))
@@ -252,9 +314,37 @@ def _grid_fn(mode, padding_mode, align_corners, version):
 
 def grid_sample(X, grid, mode="bilinear", padding_mode="zeros", align_corners=False,
                 version=None):
-    """GridSample (PyTorch's grid_sample semantics; 4-D and 5-D, bicubic on 5-D
-    is tricubic), differentiable w.r.t. X and grid.  version: 9 (OpenVINO
-    GridSample-9), 16, 20 or 22 (ONNX); default 9 for 4-D and 22 otherwise."""
+    """GridSample (PyTorch's grid_sample semantics), differentiable w.r.t. X and grid.
+
+    Parameters
+    ----------
+    X : array
+        [N, C, spatial...], 1-3 spatial axes (bicubic on 5-D is tricubic).
+    grid : array
+        [N, out spatial..., S], coordinates in [-1, 1], x first.
+    mode, padding_mode, align_corners
+        As PyTorch's grid_sample.
+    version : int, optional
+        9 (OpenVINO GridSample-9), 16, 20 or 22 (ONNX); default 9 for 4-D
+        and 22 otherwise.
+
+    Returns
+    -------
+    array
+        [N, C, out spatial...]; gradients to X and grid.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A non-float dtype, the library's message.
+
+    Examples
+    --------
+    >>> X = np.arange(4.0, dtype=np.float32).reshape(1, 1, 2, 2)
+    >>> y = grid_sample(X, np.zeros((1, 1, 1, 2), np.float32), align_corners=True)
+    >>> float(y[0, 0, 0, 0])
+    1.5
+    """
     X, grid = jnp.asarray(X), jnp.asarray(grid)
     _check_dtype("grid_sample", "X", X)
     _check_dtype("grid_sample", "grid", grid)

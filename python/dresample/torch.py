@@ -31,8 +31,13 @@ import sys
 import threading
 
 import numpy as np
-import torch
-import torch.nn.functional as _F
+
+try:
+    import torch
+    import torch.nn.functional as _F
+except ImportError as e:  # pragma: no cover - depends on the environment
+    raise ImportError("dresample.torch needs PyTorch: pip install torch (CPU builds are enough)"
+                      ) from e
 
 import dresample as _d
 
@@ -302,13 +307,42 @@ class _TorchInterpolateApply(torch.autograd.Function):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Drop-in for torch.nn.functional.interpolate on CPU float tensors.
+    """Drop-in for ``torch.nn.functional.interpolate`` (same signature and defaults).
 
-    ``scale_factor`` may be a float, a tuple, or a tensor (0-D or one entry
-    per spatial axis); with a tensor that requires a gradient, the output size
-    is floor(L * s) from its value and its gradient is d loss / d s with the
-    output size held fixed (exactly 0 for nearest, nearest-exact, area and
-    align_corners=True, whose outputs do not depend on the scale value).
+    Parameters
+    ----------
+    input : Tensor
+        [N, C, spatial...] with 1-3 spatial axes; CPU, float32/float64 (integer
+        dtypes for the nearest modes, forward only).
+    size, scale_factor, mode, align_corners, recompute_scale_factor, antialias
+        As in PyTorch.  ``scale_factor`` may also be a tensor (0-D or one entry
+        per spatial axis); when it requires a gradient the output size is
+        floor(L * s) from its value and its gradient is d loss / d s with the
+        output size held fixed (exactly 0 for nearest, nearest-exact, area and
+        align_corners=True, whose outputs do not depend on the scale value).
+
+    Returns
+    -------
+    Tensor
+        PyTorch's output size and values, input's dtype.
+
+    Raises
+    ------
+    ValueError
+        A tensor not on the CPU, a bad mode/size/scale (the library's message).
+    TypeError
+        An unsupported dtype.
+
+    Examples
+    --------
+    >>> x = torch.arange(4.0).reshape(1, 1, 2, 2)
+    >>> s = torch.tensor(1.5, requires_grad=True)
+    >>> y = interpolate(x, scale_factor=s, mode="bilinear")
+    >>> tuple(y.shape)
+    (1, 1, 3, 3)
+    >>> y.sum().backward()
+    >>> bool(s.grad != 0)
+    True
     """
     return _interpolate_impl(input, size, scale_factor, mode, align_corners,
                              recompute_scale_factor, antialias)
@@ -351,11 +385,42 @@ class _ResizeFn(torch.autograd.Function):
 
 
 def resize(X, scales=None, sizes=None, roi=None, **onnx_attrs):
-    """ONNX Resize (opset=10..19, default 19) with the op's attributes as keywords
-    (mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
-    exclude_outside, extrapolation_value, antialias, keep_aspect_ratio_policy,
-    axes).  ``scales`` and ``roi`` may be tensors that require a gradient.
-    See https://onnx.ai/onnx/operators/onnx__Resize.html"""
+    """ONNX Resize (https://onnx.ai/onnx/operators/onnx__Resize.html).
+
+    Parameters
+    ----------
+    X : Tensor
+        Any rank 1-8; CPU, float32/float64 (integer dtypes forward only).
+    scales, sizes, roi : sequence or Tensor, optional
+        The op's 1-D inputs.  ``scales`` and ``roi`` may be tensors that
+        require a gradient (the output size is held fixed).
+    **onnx_attrs
+        ``opset`` (10, 11, 13, 18, 19; default 19) and the op's attributes:
+        mode, coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+        exclude_outside, extrapolation_value, antialias, axes,
+        keep_aspect_ratio_policy.
+
+    Returns
+    -------
+    Tensor
+        Y, X's dtype.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`interpolate`; bad attributes carry the library's message.
+
+    Examples
+    --------
+    >>> X = torch.ones(1, 1, 2, 2, dtype=torch.float64, requires_grad=True)
+    >>> sc = torch.tensor([1.0, 1.0, 1.5, 1.5], dtype=torch.float64, requires_grad=True)
+    >>> Y = resize(X, scales=sc, mode="linear")
+    >>> tuple(Y.shape)
+    (1, 1, 3, 3)
+    >>> Y.sum().backward()
+    >>> tuple(sc.grad.shape), tuple(X.grad.shape)
+    ((4,), (1, 1, 2, 2))
+    """
     _check_tensor("resize", X, "X")
     ts = {}
     for name, v in (("scales", scales), ("roi", roi)):
@@ -417,11 +482,39 @@ class _OVFn(torch.autograd.Function):
 
 
 def openvino_interpolate(data, sizes=None, scales=None, axes=None, version=4, **attrs):
-    """OpenVINO Interpolate-1/4/11 with the op's attributes as keywords (mode,
-    shape_calculation_mode, coordinate_transformation_mode, nearest_mode,
-    antialias, pads_begin, pads_end, cube_coeff, align_corners for v1).
-    ``scales`` may be a tensor that requires a gradient.
-    See https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-4.html"""
+    """OpenVINO Interpolate-1/4/11 (https://docs.openvino.ai/2024/documentation/openvino-ir-format/operation-sets/operation-specs/image/interpolate-4.html).
+
+    Parameters
+    ----------
+    data : Tensor
+        CPU, float32/float64 (integer dtypes forward only).
+    sizes, scales, axes : sequence or Tensor, optional
+        The op's inputs; ``scales`` may be a tensor that requires a gradient
+        (scales mode; in sizes mode its gradient is 0).
+    version : int
+        1, 4 or 11.
+    **attrs
+        mode, shape_calculation_mode (default: scales when only scales are
+        given), coordinate_transformation_mode, nearest_mode, antialias,
+        pads_begin, pads_end, cube_coeff, align_corners (version 1).
+
+    Returns
+    -------
+    Tensor
+        The output, data's dtype.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`interpolate`.
+
+    Examples
+    --------
+    >>> d = torch.ones(1, 1, 4, 4, dtype=torch.float64)
+    >>> s = torch.tensor([0.5, 0.5], dtype=torch.float64, requires_grad=True)
+    >>> tuple(openvino_interpolate(d, scales=s, axes=[2, 3], mode="linear_onnx").shape)
+    (1, 1, 2, 2)
+    """
     _check_tensor("openvino_interpolate", data, "data")
     st = None
     if isinstance(scales, torch.Tensor):
@@ -480,9 +573,39 @@ class _GridFn(torch.autograd.Function):
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Drop-in for torch.nn.functional.grid_sample on CPU float tensors (4-D and
-    5-D), plus mode="bicubic" on 5-D inputs (tricubic, with gradients).
-    align_corners=None means False, as in PyTorch."""
+    """Drop-in for ``torch.nn.functional.grid_sample`` (same signature and defaults).
+
+    Parameters
+    ----------
+    input : Tensor
+        [N, C, H, W] or [N, C, D, H, W]; CPU, float32/float64.
+    grid : Tensor
+        [N, H_out, W_out, 2] or [N, D_out, H_out, W_out, 3], input's dtype.
+    mode, padding_mode, align_corners
+        As in PyTorch (align_corners=None means False); mode="bicubic" also on
+        5-D inputs (tricubic, with gradients; PyTorch has none).
+
+    Returns
+    -------
+    Tensor
+        [N, C, out spatial...], gradients to input and grid by PyTorch's rules.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A tensor not on the CPU, a dtype mismatch, a bad mode or rank.
+
+    Examples
+    --------
+    >>> x = torch.rand(1, 2, 4, 4, 4, dtype=torch.float64)
+    >>> g = torch.zeros(1, 1, 1, 1, 3, dtype=torch.float64, requires_grad=True)
+    >>> y = grid_sample(x, g, mode="bicubic")
+    >>> tuple(y.shape)
+    (1, 2, 1, 1, 1)
+    >>> y.sum().backward()
+    >>> tuple(g.grad.shape)
+    (1, 1, 1, 1, 3)
+    """
     _check_tensor("grid_sample", input, "input")
     _check_tensor("grid_sample", grid, "grid")
     if grid.dtype not in _FLOAT:
@@ -823,17 +946,27 @@ def _patched_grid_sample(stats):
 
 
 class patch(contextlib.ContextDecorator):
-    """Routes torch.nn.functional.interpolate and torch.nn.functional.grid_sample
-    (hence nn.Upsample and everything built on them) through dresample while
-    active.  Calls dresample does not support (CUDA tensors, other dtypes,
-    modes or ranks) go to PyTorch and are counted in ``.stats``.
+    """Routes ``torch.nn.functional.interpolate`` and ``grid_sample`` through dresample.
 
-        with dresample.torch.patch() as p:
-            y = model(x)
-        print(p.stats)
+    A context manager and a decorator.  While active, the two functions of
+    ``torch.nn.functional`` (hence ``nn.Upsample`` and everything built on
+    them) run on dresample's kernels; calls dresample does not support (CUDA
+    tensors, other dtypes, modes or ranks) go to PyTorch and are counted in
+    ``.stats`` (a :class:`PatchStats`) with their reason.  Patching replaces
+    the module attributes: process-wide while active, not per thread.
 
-    Also usable as a decorator: ``@dresample.torch.patch()``.  Patching is
-    process-wide (it replaces the module attributes), not per thread.
+    Examples
+    --------
+    >>> up = torch.nn.Upsample(scale_factor=2, mode="bilinear")
+    >>> with patch() as p:
+    ...     y = up(torch.rand(1, 1, 3, 3))
+    >>> p.stats.dresample["interpolate"], p.stats.fallback["interpolate"]
+    (1, 0)
+    >>> @patch()
+    ... def f(x):
+    ...     return _F.interpolate(x, scale_factor=2)
+    >>> tuple(f(torch.rand(1, 1, 2, 2)).shape)
+    (1, 1, 4, 4)
     """
 
     def __init__(self):
@@ -1018,16 +1151,42 @@ class CompareReport:
 
 
 def compare(fn, *inputs, params=None, grad_outputs=None, seed=0, **kwargs):
-    """Runs ``fn(*inputs, **kwargs)`` once with PyTorch's kernels and once under
-    patch(), from the same parameters, inputs and random seed; backpropagates
-    ``grad_outputs`` (default: a seeded standard-normal tensor per output) and
-    returns a CompareReport with, per interpolate/grid_sample call site, the
-    differences of its output and of the gradients reaching its inputs, and
-    the differences of the final outputs, of every parameter gradient and of
-    the gradients of the inputs that require one.
+    """PyTorch's kernels vs dresample's on one evaluation of a model.
 
-    params: the parameters to compare (a Module, a dict name -> tensor or a
-    list); default fn.named_parameters() when fn is a Module."""
+    Runs ``fn(*inputs, **kwargs)`` once with PyTorch's kernels and once under
+    :func:`patch`, from the same parameters, inputs and random seed, and
+    back-propagates ``grad_outputs`` through both.
+
+    Parameters
+    ----------
+    fn : callable or torch.nn.Module
+    *inputs, **kwargs
+        Passed to ``fn``; tensor inputs that require a gradient get theirs compared.
+    params : Module, dict or list, optional
+        The parameters whose gradients are compared; default
+        ``fn.named_parameters()`` when ``fn`` is a Module.
+    grad_outputs : list of Tensor, optional
+        Default: a seeded standard-normal tensor per output.
+    seed : int
+        The random seed of both runs (and of the default grad_outputs).
+
+    Returns
+    -------
+    CompareReport
+        Per interpolate/grid_sample call site the differences of its output
+        and of the gradients reaching its inputs; the differences of the final
+        outputs, of every parameter gradient and of the input gradients.
+        Printable as a table; ``.to_dict()``, ``.max_abs()``.
+
+    Examples
+    --------
+    >>> m = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.Upsample(scale_factor=2))
+    >>> rep = compare(m, torch.rand(1, 1, 6, 6))
+    >>> sorted(rep.to_dict()["params"])
+    ['0.bias', '0.weight']
+    >>> rep.max_abs() < 1e-5
+    True
+    """
     if params is None:
         params = list(fn.named_parameters()) if isinstance(fn, torch.nn.Module) else []
     elif isinstance(params, torch.nn.Module):

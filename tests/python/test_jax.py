@@ -133,3 +133,9 @@ def test_vmap_over_a_batch_of_grids():
     assert y.shape == (3, 1, 2, 4, 3)
     for i in range(3):
         np.testing.assert_array_equal(np.asarray(y[i]), np.asarray(dj.grid_sample(X, gs[i])))
+
+
+def test_docstring_examples():
+    import doctest
+    r = doctest.testmod(dj, optionflags=doctest.ELLIPSIS)
+    assert r.attempted >= 4 and r.failed == 0, r

@@ -383,3 +383,9 @@ def test_import_dresample_does_not_import_torch_or_jax():
             "sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_docstring_examples():
+    import doctest
+    r = doctest.testmod(dt, extraglobs={"torch": torch}, optionflags=doctest.ELLIPSIS)
+    assert r.attempted > 10 and r.failed == 0, r
