@@ -150,11 +150,6 @@ def _ints(v):
     return [int(x) for x in v]
 
 
-def _grad_like(g, t):
-    """A float64 gradient (NumPy) shaped and typed like the parameter tensor t."""
-    return torch.as_tensor(np.asarray(g, dtype=np.float64)).reshape(t.shape).to(t.dtype)
-
-
 # ------------------------------------------------- F.interpolate (PyTorch preset)
 _TORCH_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
 _MODE_RANK = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
