@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: MIT
+"""dresample: differentiable resampling operators (NumPy API).
+
+ONNX Resize-10..19, OpenVINO Interpolate-1/4/11 and InterpolateBackprop-4,
+GridSample (OpenVINO 9, ONNX 16/20/22, 2-D and 3-D) and a PyTorch
+``F.interpolate`` preset, with their gradients w.r.t. the data, the scales,
+the roi and the grid.  Every function takes array-likes (converted with
+``numpy.ascontiguousarray``, so C-contiguous arrays are not copied) and
+returns new arrays.  Attribute keywords are the op documents' names; strings,
+bools, ints, floats and tuples are accepted.  Bad input raises ``ValueError``
+(``TypeError`` for an unsupported dtype or a wrong argument type) carrying the
+C library's message; nothing is returned half-written.  The kernels run with
+the GIL released.  The whole API is described in docs/python.md.
+
+PyTorch and JAX wrappers live in ``dresample.torch`` and ``dresample.jax``.
+"""
+import numpy as _np
+
+from . import _core
+
+__version__ = _core.version
+"""The version of the linked C library (drs_version_string())."""
+
+__all__ = [
+    "resize", "resize_backward",
+    "interpolate", "interpolate_backward", "interpolate_backprop",
+    "grid_sample", "grid_sample_backward",
+    "torch_interpolate", "torch_interpolate_backward",
+    "set_num_threads", "get_num_threads", "__version__",
+]
+
+_empty = _np.empty
+_contig = _np.ascontiguousarray
+
+_RESIZE_ATTRS = ("mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                 "exclude_outside", "extrapolation_value", "antialias", "axes",
+                 "keep_aspect_ratio_policy")
+_INTERP_ATTRS = ("mode", "shape_calculation_mode", "coordinate_transformation_mode",
+                 "nearest_mode", "antialias", "pads_begin", "pads_end", "cube_coeff",
+                 "align_corners")
+
+
+def _grads(grads, every):
+    """The set of gradient names asked for (a name or an iterable of names)."""
+    if grads is None:
+        return set(every)
+    return {grads} if isinstance(grads, str) else set(grads)
+
+
+def _unknown(fn, attrs, known):
+    bad = sorted(k for k in attrs if k not in known)
+    if bad:
+        raise TypeError("%s() got an unexpected keyword argument '%s' (attributes: %s)"
+                        % (fn, bad[0], ", ".join(known)))
+
+
+def _resize_args(fn, roi, scales, sizes, opset, attrs):
+    if len(attrs) and not attrs.keys() <= set(_RESIZE_ATTRS):
+        _unknown(fn, attrs, _RESIZE_ATTRS)
+    g = attrs.get
+    return (roi, scales, sizes, opset, g("mode"), g("coordinate_transformation_mode"),
+            g("nearest_mode"), g("cubic_coeff_a"), g("exclude_outside"),
+            g("extrapolation_value"), g("antialias"), g("axes"), g("keep_aspect_ratio_policy"))
+
+
+def _interp_args(fn, sizes, scales, axes, version, attrs):
+    if len(attrs) and not attrs.keys() <= set(_INTERP_ATTRS):
+        _unknown(fn, attrs, _INTERP_ATTRS)
+    g = attrs.get
+    sc = g("shape_calculation_mode")
+    if sc is None and version != 1:
+        # the mode follows the input given: scales alone means scales mode
+        sc = "scales" if sizes is None and scales is not None else "sizes"
+    return (sizes, scales, axes, version, g("mode"), sc, g("coordinate_transformation_mode"),
+            g("nearest_mode"), g("antialias"), g("pads_begin"), g("pads_end"),
+            g("cube_coeff"), g("align_corners"))
+
+
+def _vec(v):
+    """A 1-D input given by the caller: None, or anything NumPy turns into numbers."""
+    if v is None or isinstance(v, (tuple, list)):
+        return v
+    a = _np.asarray(v)
+    return a.reshape(-1).tolist() if a.ndim else [a.item()]
+
+
+# ---------------------------------------------------------------- ONNX Resize
+
+def resize(X, *, scales=None, sizes=None, roi=None, opset=19, **attrs):
+    """ONNX Resize (opset 10, 11, 13, 18 or 19).
+
+    X: the data (any rank 1..8; float32, float64, uint8, int8, int32, int64).
+    scales, sizes, roi: the op's 1-D inputs (sequences or arrays; None or an
+    empty sequence = absent).  attrs: mode, coordinate_transformation_mode,
+    cubic_coeff_a, exclude_outside, extrapolation_value, nearest_mode,
+    antialias, axes, keep_aspect_ratio_policy (the op's defaults when left out).
+    Returns Y, a new array of X's dtype.
+    """
+    X = _contig(X)
+    a = _resize_args("resize", _vec(roi), _vec(scales), _vec(sizes), opset, attrs)
+    return _core.resize(_empty, X.dtype, X, *a)
+
+
+def resize_backward(X, output_delta, *, scales=None, sizes=None, roi=None, opset=19,
+                    grads=None, **attrs):
+    """Gradients of :func:`resize` (float32/float64 data).
+
+    output_delta: d(loss)/dY, Y's shape, X's dtype.  Returns a dict with
+    ``X_delta`` (X's shape and dtype), ``scales_delta`` (float64, one per
+    scales entry; only when scales are given) and ``roi_delta`` (float64, one
+    per roi entry; only when a roi is given).  ``grads``: an iterable of the
+    names to compute among "X", "scales", "roi" (default: all that exist).
+    """
+    X = _contig(X)
+    dY = _contig(output_delta)
+    roi, scales, sizes = _vec(roi), _vec(scales), _vec(sizes)
+    want = _grads(grads, ("X", "scales", "roi"))
+    if not want <= {"X", "scales", "roi"}:
+        raise ValueError("resize_backward: grads must name X, scales or roi, got %r"
+                         % sorted(want - {"X", "scales", "roi"}))
+    a = _resize_args("resize_backward", roi, scales, sizes, opset, attrs)
+    out = {}
+    if "X" in want:
+        out["X_delta"] = _empty(X.shape, X.dtype)
+    if "scales" in want and scales:
+        out["scales_delta"] = _empty(len(scales), _np.float64)
+    if "roi" in want and roi:
+        out["roi_delta"] = _empty(len(roi), _np.float64)
+    _core.resize_backward(out.get("X_delta"), out.get("scales_delta"), out.get("roi_delta"),
+                          dY, X, *a)
+    return out
+
+
+# ------------------------------------------------------ OpenVINO Interpolate
+
+def interpolate(data, *, sizes=None, scales=None, axes=None, version=4, **attrs):
+    """OpenVINO Interpolate-1, -4 or -11.
+
+    sizes, scales, axes: the op's inputs (Interpolate-1: sizes is
+    target_spatial_shape and axes its attribute; Interpolate-11: the one of
+    sizes/scales named by shape_calculation_mode is its scales_or_sizes).
+    attrs: mode, shape_calculation_mode, coordinate_transformation_mode,
+    nearest_mode, antialias, pads_begin, pads_end, cube_coeff and, for
+    Interpolate-1, align_corners.  shape_calculation_mode defaults to
+    "scales" when only scales are given, else "sizes".  Returns a new array of
+    data's dtype.
+    """
+    data = _contig(data)
+    a = _interp_args("interpolate", _vec(sizes), _vec(scales), _vec(axes), version, attrs)
+    return _core.interpolate(_empty, data.dtype, data, *a)
+
+
+def _interp_grad(fn, core_fn, data, output_delta, sizes, scales, axes, version, grads, attrs,
+                 backprop):
+    data = _contig(data)
+    dY = _contig(output_delta)
+    sizes, scales, axes = _vec(sizes), _vec(scales), _vec(axes)
+    want = _grads(grads, ("data", "scales"))
+    if not want <= {"data", "scales"}:
+        raise ValueError("%s: grads must name data or scales, got %r"
+                         % (fn, sorted(want - {"data", "scales"})))
+    a = _interp_args(fn, sizes, scales, axes, version, attrs)
+    dx = _empty(data.shape, data.dtype) if "data" in want else None
+    ds = None
+    if "scales" in want and a[5] == "scales" and scales is not None:
+        ds = _empty(len(scales), _np.float64)
+    core_fn(dx, ds, dY, data, *a)
+    return dx, ds
+
+
+def interpolate_backward(data, output_delta, *, sizes=None, scales=None, axes=None, version=4,
+                         grads=None, **attrs):
+    """Gradients of :func:`interpolate` (any version; float32/float64 data).
+
+    Returns ``(data_delta, scales_delta)``: data_delta has data's shape and
+    dtype; scales_delta (float64, one per scales entry) is given in scales
+    mode only, else None.  ``grads``: the names to compute among "data",
+    "scales" (default both); one left out comes back as None.
+    """
+    return _interp_grad("interpolate_backward", _core.interpolate_backward, data, output_delta,
+                        sizes, scales, axes, version, grads, attrs, False)
+
+
+def interpolate_backprop(data, output_delta, *, sizes=None, scales=None, axes=None,
+                         grads=None, **attrs):
+    """OpenVINO InterpolateBackprop-4 (the gradient op of Interpolate-4).
+
+    Returns ``(input_delta, scales_delta)``; scales_delta (float64) exists in
+    scales mode only (None in sizes mode).  attrs as Interpolate-4.
+    """
+    return _interp_grad("interpolate_backprop", _core.interpolate_backprop, data, output_delta,
+                        sizes, scales, axes, 4, grads, attrs, True)
+
+
+# ------------------------------------------------------------ PyTorch preset
+
+def _torch_args(size, scale_factor, mode, align_corners, antialias, recompute_scale_factor):
+    return (_vec(size), _vec(scale_factor), mode, align_corners, antialias,
+            recompute_scale_factor)
+
+
+def torch_interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                      antialias=False, recompute_scale_factor=None):
+    """``torch.nn.functional.interpolate`` on arrays ([N, C, spatial...], 1-3
+    spatial axes), with PyTorch's output sizes and values."""
+    input = _contig(input)
+    return _core.torch_interpolate(
+        _empty, input.dtype, input,
+        *_torch_args(size, scale_factor, mode, align_corners, antialias, recompute_scale_factor))
+
+
+def torch_interpolate_backward(input, output_delta, size=None, scale_factor=None,
+                               mode="nearest", align_corners=None, antialias=False,
+                               recompute_scale_factor=None):
+    """The input gradient of :func:`torch_interpolate` (float32/float64):
+    a new array of input's shape and dtype."""
+    input = _contig(input)
+    dY = _contig(output_delta)
+    dx = _empty(input.shape, input.dtype)
+    _core.torch_interpolate_backward(
+        dx, dY, input,
+        *_torch_args(size, scale_factor, mode, align_corners, antialias, recompute_scale_factor))
+    return dx
+
+
+# ---------------------------------------------------------------- GridSample
+
+def grid_sample(X, grid, *, mode="bilinear", padding_mode="zeros", align_corners=False,
+                version=9):
+    """GridSample: OpenVINO GridSample-9 (version=9) or ONNX GridSample-16/20/22.
+
+    X [N, C, spatial...] (1-3 spatial axes for 20/22, 2 for 9/16); grid
+    [N, out spatial..., S] float32/float64, coordinates in [-1, 1], x first.
+    mode: "bilinear"/"linear", "nearest", "bicubic"/"cubic" (tricubic on 5-D);
+    padding_mode: "zeros", "border", "reflection".  Returns a new array of
+    X's dtype.
+    """
+    X = _contig(X)
+    grid = _contig(grid)
+    return _core.grid_sample(_empty, X.dtype, X, grid, version, mode, padding_mode,
+                             align_corners)
+
+
+def grid_sample_backward(X, grid, output_delta, *, mode="bilinear", padding_mode="zeros",
+                         align_corners=False, version=9, grads=None):
+    """Gradients of :func:`grid_sample` (float32/float64).
+
+    Returns a dict with ``X_delta`` (X's shape and dtype) and ``grid_delta``
+    (grid's shape and dtype).  ``grads``: the names to compute among "X",
+    "grid" (default both).
+    """
+    X = _contig(X)
+    grid = _contig(grid)
+    dY = _contig(output_delta)
+    want = _grads(grads, ("X", "grid"))
+    if not want <= {"X", "grid"}:
+        raise ValueError("grid_sample_backward: grads must name X or grid, got %r"
+                         % sorted(want - {"X", "grid"}))
+    out = {}
+    if "X" in want:
+        out["X_delta"] = _empty(X.shape, X.dtype)
+    if "grid" in want:
+        out["grid_delta"] = _empty(grid.shape, grid.dtype)
+    _core.grid_sample_backward(out.get("X_delta"), out.get("grid_delta"), dY, X, grid, version,
+                               mode, padding_mode, align_corners)
+    return out
+
+
+# ------------------------------------------------------------------- threads
+
+def set_num_threads(n):
+    """The library's thread count (0 = OpenMP's default, OMP_NUM_THREADS).
+    Results are bitwise identical for any count; the host's OpenMP settings
+    are not changed."""
+    _core.set_num_threads(n)
+
+
+def get_num_threads():
+    """The value last given to :func:`set_num_threads` (0 if never set)."""
+    return _core.get_num_threads()

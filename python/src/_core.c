@@ -1,0 +1,971 @@
+/* SPDX-License-Identifier: MIT */
+/* _core.c — the CPython extension `dresample._core`: a thin binding of the
+ * public C API (include/dresample.h) for the Python package.
+ *
+ * Every entry point takes its tensors as C-contiguous buffers (the buffer
+ * protocol: NumPy arrays, memoryviews, ...; the dtype comes from the buffer's
+ * format), its 1-D inputs (scales, sizes, roi, axes, pads) as sequences of
+ * numbers, and its attributes as plain Python values (None = the op's
+ * default), fills the library's attribute structs from *_attrs_default() plus
+ * the given fields, and calls the library.  Forward calls allocate their
+ * output through a caller-given allocator, alloc(shape, dtype), after the
+ * library's shape inference; backward calls write into caller-allocated
+ * gradient buffers (None = not computed).  The GIL is released while a kernel
+ * runs.  A library error raises ValueError (TypeError for an unsupported
+ * dtype, MemoryError for a failed scratch allocation) with drs_last_error()'s
+ * message and the status name in the exception's `status` attribute.
+ *
+ * The argument checking of the public API (docs/python.md) lives in
+ * python/dresample/__init__.py; this file trusts only what it checks itself.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "dresample.h"
+
+#include <string.h>
+
+#define MAX_LIST (2 * DRS_MAX_RANK) /* the longest 1-D input: a Resize roi */
+
+/* ------------------------------------------------------------- errors */
+
+static PyObject *raise_msg(PyObject *type, const char *status, const char *msg)
+{
+    PyObject *exc = PyObject_CallFunction(type, "s", msg);
+    if (!exc)
+        return NULL;
+    PyObject *st = PyUnicode_FromString(status);
+    if (st) {
+        PyObject_SetAttrString(exc, "status", st);
+        Py_DECREF(st);
+    }
+    PyErr_Clear();
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* Raises the exception for a failed library call (message: drs_last_error()). */
+static PyObject *raise_status(drs_status s)
+{
+    const char *msg = drs_last_error();
+    PyObject *type = PyExc_ValueError;
+    if (s == DRS_ERR_NOMEM)
+        type = PyExc_MemoryError;
+    else if (s == DRS_ERR_UNSUPPORTED && strstr(msg, "f32"))
+        type = PyExc_TypeError; /* "gradients need f32 or f64 data, got i32" and alike */
+    return raise_msg(type, drs_status_str(s), msg[0] ? msg : drs_status_str(s));
+}
+
+/* ------------------------------------------------------------- tensors */
+
+typedef struct tbuf {
+    Py_buffer view;
+    int held;
+    drs_tensor t;
+} tbuf;
+
+static void tbuf_release(tbuf *b)
+{
+    if (b->held)
+        PyBuffer_Release(&b->view);
+    b->held = 0;
+}
+
+static const char *dtype_numpy_name(drs_dtype d)
+{
+    static const char *names[] = {"float32", "float64", "uint8", "int8", "int32", "int64"};
+    return (unsigned)d < 6 ? names[d] : "?";
+}
+
+/* The library dtype of a buffer format ("f", "<d", "=q", ...) in native byte
+ * order; -1 if none. */
+static int dtype_of_format(const char *fmt, Py_ssize_t itemsize)
+{
+    if (!fmt)
+        fmt = "B";
+#if PY_BIG_ENDIAN
+    if (*fmt == '@' || *fmt == '=' || *fmt == '>' || *fmt == '!')
+        fmt++;
+#else
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<')
+        fmt++;
+#endif
+    if (fmt[0] == '\0' || fmt[1] != '\0')
+        return -1;
+    switch (fmt[0]) {
+    case 'f': return itemsize == 4 ? DRS_F32 : -1;
+    case 'd': return itemsize == 8 ? DRS_F64 : -1;
+    case 'B': return itemsize == 1 ? DRS_U8 : -1;
+    case 'b': return itemsize == 1 ? DRS_I8 : -1;
+    case 'i': case 'l': case 'q':
+        return itemsize == 4 ? DRS_I32 : itemsize == 8 ? DRS_I64 : -1;
+    default: return -1;
+    }
+}
+
+/* Gets a C-contiguous buffer of o as a drs_tensor (rank 1..8). */
+static int tbuf_get(tbuf *b, PyObject *o, const char *name, int writable)
+{
+    b->held = 0;
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(o, &b->view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous%s array, got %.100s", name,
+                     writable ? " writable" : "", Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    b->held = 1;
+    int d = dtype_of_format(b->view.format, b->view.itemsize);
+    if (d < 0) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: dtype with buffer format '%s' is not supported (float32, float64, "
+                     "uint8, int8, int32, int64)",
+                     name, b->view.format ? b->view.format : "B");
+        tbuf_release(b);
+        return -1;
+    }
+    if (b->view.ndim < 1 || b->view.ndim > DRS_MAX_RANK) {
+        PyErr_Format(PyExc_ValueError, "%s: rank must be 1..%d, got %d", name, DRS_MAX_RANK,
+                     b->view.ndim);
+        tbuf_release(b);
+        return -1;
+    }
+    b->t.dtype = (drs_dtype)d;
+    b->t.rank = b->view.ndim;
+    for (int i = 0; i < b->view.ndim; i++)
+        b->t.shape[i] = (int64_t)b->view.shape[i];
+    b->t.data = b->view.buf;
+    return 0;
+}
+
+/* Like tbuf_get, but None gives *pt = NULL. */
+static int tbuf_get_opt(tbuf *b, drs_tensor **pt, PyObject *o, const char *name, int writable)
+{
+    b->held = 0;
+    *pt = NULL;
+    if (o == Py_None)
+        return 0;
+    if (tbuf_get(b, o, name, writable) < 0)
+        return -1;
+    *pt = &b->t;
+    return 0;
+}
+
+/* A writable float64 vector of exactly n entries (a scales/roi gradient). */
+static int vec_get_opt(tbuf *b, double **p, PyObject *o, const char *name, int n)
+{
+    drs_tensor *t;
+    *p = NULL;
+    if (tbuf_get_opt(b, &t, o, name, 1) < 0)
+        return -1;
+    if (!t)
+        return 0;
+    if (t->dtype != DRS_F64 || t->rank != 1 || t->shape[0] != n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a float64 vector of %d entries", name, n);
+        tbuf_release(b);
+        return -1;
+    }
+    *p = (double *)t->data;
+    return 0;
+}
+
+/* ------------------------------------------------------------- 1-D inputs */
+
+/* A sequence of numbers (or one number) -> doubles / int64s.  None -> *n = -1. */
+static int list_get(PyObject *o, const char *name, int is_int, double *vd, int64_t *vi, int *n)
+{
+    *n = -1;
+    if (o == Py_None)
+        return 0;
+    PyObject *seq;
+    if (PySequence_Check(o)) {
+        seq = PySequence_Fast(o, name);
+        if (!seq)
+            return -1;
+    } else {
+        seq = PyTuple_Pack(1, o);
+        if (!seq)
+            return -1;
+    }
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    if (len > MAX_LIST) {
+        PyErr_Format(PyExc_ValueError, "%s: at most %d entries, got %zd", name, MAX_LIST, len);
+        Py_DECREF(seq);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < len; i++) {
+        if (is_int) {
+            PyObject *ix = PyNumber_Index(items[i]);
+            if (!ix) {
+                PyErr_Format(PyExc_TypeError, "%s[%zd]: expected an integer, got %.100s", name, i,
+                             Py_TYPE(items[i])->tp_name);
+                Py_DECREF(seq);
+                return -1;
+            }
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(ix, &overflow);
+            Py_DECREF(ix);
+            if (overflow) {
+                PyErr_Format(PyExc_ValueError, "%s[%zd]: does not fit in int64", name, i);
+                Py_DECREF(seq);
+                return -1;
+            }
+            vi[i] = (int64_t)v;
+        } else {
+            double v = PyFloat_AsDouble(items[i]);
+            if (v == -1.0 && PyErr_Occurred()) {
+                PyErr_Format(PyExc_TypeError, "%s[%zd]: expected a number, got %.100s", name, i,
+                             Py_TYPE(items[i])->tp_name);
+                Py_DECREF(seq);
+                return -1;
+            }
+            vd[i] = v;
+        }
+    }
+    *n = (int)len;
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* ------------------------------------------------------------- attributes */
+
+static int attr_int(PyObject *o, const char *op, const char *name, int *out)
+{
+    if (o == Py_None)
+        return 0;
+    if (PyBool_Check(o)) {
+        *out = (o == Py_True);
+        return 0;
+    }
+    if (strcmp(Py_TYPE(o)->tp_name, "numpy.bool_") == 0 ||
+        strcmp(Py_TYPE(o)->tp_name, "numpy.bool") == 0) {
+        int t = PyObject_IsTrue(o);
+        if (t < 0)
+            return -1;
+        *out = t;
+        return 0;
+    }
+    PyObject *ix = PyNumber_Index(o);
+    if (!ix) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: attribute %s: expected an integer or bool, got %.100s",
+                     op, name, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(ix, &overflow);
+    Py_DECREF(ix);
+    if (overflow || v < INT32_MIN || v > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: attribute %s: value out of range", op, name);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static int attr_double(PyObject *o, const char *op, const char *name, double *out)
+{
+    if (o == Py_None)
+        return 0;
+    double v = PyFloat_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s: attribute %s: expected a number, got %.100s", op, name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int attr_enum(PyObject *o, const char *op, const char *name, int (*from_str)(const char *),
+                     int *out)
+{
+    if (o == Py_None)
+        return 0;
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s: attribute %s: expected a string, got %.100s", op, name,
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    const char *s = PyUnicode_AsUTF8(o);
+    if (!s)
+        return -1;
+    int e = from_str(s);
+    if (e < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: attribute %s: unknown value '%s'", op, name, s);
+        return -1;
+    }
+    *out = e;
+    return 0;
+}
+
+static int attr_i64_list(PyObject *o, const char *op, const char *name, int64_t *v, int *n)
+{
+    char full[96];
+    snprintf(full, sizeof full, "%s: attribute %s", op, name);
+    int k;
+    int64_t tmp[MAX_LIST]; /* list_get writes up to MAX_LIST entries; v holds DRS_MAX_RANK */
+    if (list_get(o, full, 1, NULL, tmp, &k) < 0)
+        return -1;
+    if (k > DRS_MAX_RANK) {
+        PyErr_Format(PyExc_ValueError, "%s: at most %d entries, got %d", full, DRS_MAX_RANK, k);
+        return -1;
+    }
+    if (k >= 0) {
+        memcpy(v, tmp, (size_t)k * sizeof *v);
+        *n = k;
+    }
+    return 0;
+}
+
+static int check_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t want)
+{
+    if (nargs == want)
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", fn, want, nargs);
+    return -1;
+}
+
+/* Calls alloc(shape, dtype) and gets the result's buffer; checks it matches. */
+static PyObject *alloc_output(PyObject *alloc, PyObject *dtype, tbuf *b, drs_dtype want, int rank,
+                              const int64_t *shape)
+{
+    PyObject *sh = PyTuple_New(rank);
+    if (!sh)
+        return NULL;
+    for (int i = 0; i < rank; i++) {
+        PyObject *v = PyLong_FromLongLong((long long)shape[i]);
+        if (!v) {
+            Py_DECREF(sh);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(sh, i, v);
+    }
+    PyObject *out = PyObject_CallFunctionObjArgs(alloc, sh, dtype, NULL);
+    Py_DECREF(sh);
+    if (!out)
+        return NULL;
+    /* A plain writable buffer (no format or shape: cheaper for a fresh NumPy
+     * array, which would build its format string for us); the exporter
+     * refuses a non-contiguous one.  Its byte length and item size must be
+     * those of the requested array. */
+    b->held = 0;
+    if (PyObject_GetBuffer(out, &b->view, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    b->held = 1;
+    const Py_ssize_t item = (Py_ssize_t)drs_dtype_size(want);
+    Py_ssize_t n = item;
+    for (int i = 0; i < rank; i++) {
+        b->t.shape[i] = shape[i];
+        n *= (Py_ssize_t)shape[i];
+    }
+    if (b->view.len != n || b->view.itemsize != item) {
+        tbuf_release(b);
+        Py_DECREF(out);
+        PyErr_Format(PyExc_TypeError, "output: the allocator returned a buffer of another "
+                                      "dtype or size (wanted %s, %zd bytes)",
+                     dtype_numpy_name(want), n);
+        return NULL;
+    }
+    b->t.dtype = want;
+    b->t.rank = rank;
+    b->t.data = b->view.buf;
+    return out;
+}
+
+/* ======================================================================
+ * ONNX Resize
+ * a[0..2]: roi, scales, sizes; a[3..12]: opset, mode,
+ * coordinate_transformation_mode, nearest_mode, cubic_coeff_a,
+ * exclude_outside, extrapolation_value, antialias, axes,
+ * keep_aspect_ratio_policy.
+ * ====================================================================== */
+#define RESIZE_NA 13
+
+typedef struct resize_args {
+    drs_resize_attrs attrs;
+    drs_resize_inputs in;
+    double roi[MAX_LIST], scales[MAX_LIST];
+    int64_t sizes[MAX_LIST];
+    char op[32];
+} resize_args;
+
+static int resize_parse(resize_args *r, PyObject *const *a)
+{
+    int opset = 19;
+    if (attr_int(a[3], "Resize", "opset", &opset) < 0)
+        return -1;
+    r->attrs = drs_resize_attrs_default(opset);
+    snprintf(r->op, sizeof r->op, "Resize-%d", opset);
+    const char *op = r->op;
+    int mode = (int)r->attrs.mode, cm = (int)r->attrs.coordinate_transformation_mode;
+    int nm = (int)r->attrs.nearest_mode, kp = (int)r->attrs.keep_aspect_ratio_policy;
+    if (attr_enum(a[4], op, "mode", drs_interp_mode_from_str, &mode) < 0 ||
+        attr_enum(a[5], op, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm) < 0 ||
+        attr_enum(a[6], op, "nearest_mode", drs_nearest_mode_from_str, &nm) < 0 ||
+        attr_double(a[7], op, "cubic_coeff_a", &r->attrs.cubic_coeff_a) < 0 ||
+        attr_int(a[8], op, "exclude_outside", &r->attrs.exclude_outside) < 0 ||
+        attr_double(a[9], op, "extrapolation_value", &r->attrs.extrapolation_value) < 0 ||
+        attr_int(a[10], op, "antialias", &r->attrs.antialias) < 0 ||
+        attr_i64_list(a[11], op, "axes", r->attrs.axes, &r->attrs.n_axes) < 0 ||
+        attr_enum(a[12], op, "keep_aspect_ratio_policy", drs_aspect_policy_from_str, &kp) < 0)
+        return -1;
+    r->attrs.mode = (drs_interp_mode)mode;
+    r->attrs.coordinate_transformation_mode = (drs_coord_mode)cm;
+    r->attrs.nearest_mode = (drs_nearest_mode)nm;
+    r->attrs.keep_aspect_ratio_policy = (drs_aspect_policy)kp;
+    int n;
+    memset(&r->in, 0, sizeof r->in);
+    if (list_get(a[0], "roi", 0, r->roi, NULL, &n) < 0)
+        return -1;
+    if (n > 0) {
+        r->in.roi = r->roi;
+        r->in.n_roi = n;
+    }
+    if (list_get(a[1], "scales", 0, r->scales, NULL, &n) < 0)
+        return -1;
+    if (n > 0) {
+        r->in.scales = r->scales;
+        r->in.n_scales = n;
+    }
+    if (list_get(a[2], "sizes", 1, NULL, r->sizes, &n) < 0)
+        return -1;
+    if (n > 0) {
+        r->in.sizes = r->sizes;
+        r->in.n_sizes = n;
+    }
+    return 0;
+}
+
+/* resize(alloc, dtype, X, roi, scales, sizes, <attrs>) -> Y */
+static PyObject *py_resize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("resize", nargs, 3 + RESIZE_NA) < 0)
+        return NULL;
+    resize_args r;
+    if (resize_parse(&r, args + 3) < 0)
+        return NULL;
+    tbuf x, y;
+    if (tbuf_get(&x, args[2], "X", 0) < 0)
+        return NULL;
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_resize_infer_shape(&r.attrs, &x.t, &r.in, &rank, shape);
+    if (s != DRS_OK) {
+        tbuf_release(&x);
+        return raise_status(s);
+    }
+    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
+    if (!out) {
+        tbuf_release(&x);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_resize_forward(&y.t, &x.t, &r.in, &r.attrs);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&y);
+    if (s != DRS_OK) {
+        Py_DECREF(out);
+        return raise_status(s);
+    }
+    return out;
+}
+
+/* resize_backward(X_delta, scales_delta, roi_delta, output_delta, X, roi, scales, sizes,
+ *                 <attrs>) -> None; each gradient buffer may be None */
+static PyObject *py_resize_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("resize_backward", nargs, 5 + RESIZE_NA) < 0)
+        return NULL;
+    resize_args r;
+    if (resize_parse(&r, args + 5) < 0)
+        return NULL;
+    tbuf dx, ds, dr, dy, x;
+    drs_tensor *pdx;
+    double *pds, *pdr;
+    if (tbuf_get_opt(&dx, &pdx, args[0], "X_delta", 1) < 0)
+        return NULL;
+    if (vec_get_opt(&ds, &pds, args[1], "scales_delta", r.in.n_scales) < 0)
+        goto fail1;
+    if (vec_get_opt(&dr, &pdr, args[2], "roi_delta", r.in.n_roi) < 0)
+        goto fail2;
+    if (tbuf_get(&dy, args[3], "output_delta", 0) < 0)
+        goto fail3;
+    if (tbuf_get(&x, args[4], "X", 0) < 0)
+        goto fail4;
+    drs_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_resize_backward(pdx, pds, pdr, &dy.t, &x.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&dy);
+    tbuf_release(&dr);
+    tbuf_release(&ds);
+    tbuf_release(&dx);
+    if (s != DRS_OK)
+        return raise_status(s);
+    Py_RETURN_NONE;
+fail4:
+    tbuf_release(&dy);
+fail3:
+    tbuf_release(&dr);
+fail2:
+    tbuf_release(&ds);
+fail1:
+    tbuf_release(&dx);
+    return NULL;
+}
+
+/* ======================================================================
+ * OpenVINO Interpolate-1/4/11
+ * a[0..2]: sizes, scales, axes; a[3..12]: version, mode,
+ * shape_calculation_mode, coordinate_transformation_mode, nearest_mode,
+ * antialias, pads_begin, pads_end, cube_coeff, align_corners.
+ * ====================================================================== */
+#define INTERP_NA 13
+
+typedef struct interp_args {
+    drs_interpolate_attrs attrs;
+    drs_interpolate_inputs in;
+    double scales[MAX_LIST];
+    int64_t sizes[MAX_LIST], axes[MAX_LIST];
+    char op[32];
+} interp_args;
+
+static int interp_parse(interp_args *r, PyObject *const *a)
+{
+    int version = 4;
+    if (attr_int(a[3], "Interpolate", "version", &version) < 0)
+        return -1;
+    r->attrs = drs_interpolate_attrs_default(version);
+    snprintf(r->op, sizeof r->op, "Interpolate-%d", version);
+    const char *op = r->op;
+    int mode = (int)r->attrs.mode, sc = (int)r->attrs.shape_calculation_mode;
+    int cm = (int)r->attrs.coordinate_transformation_mode, nm = (int)r->attrs.nearest_mode;
+    if (attr_enum(a[4], op, "mode", drs_interp_mode_from_str, &mode) < 0 ||
+        attr_enum(a[5], op, "shape_calculation_mode", drs_shape_calc_from_str, &sc) < 0 ||
+        attr_enum(a[6], op, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm) < 0 ||
+        attr_enum(a[7], op, "nearest_mode", drs_nearest_mode_from_str, &nm) < 0 ||
+        attr_int(a[8], op, "antialias", &r->attrs.antialias) < 0 ||
+        attr_i64_list(a[9], op, "pads_begin", r->attrs.pads_begin, &r->attrs.n_pads_begin) < 0 ||
+        attr_i64_list(a[10], op, "pads_end", r->attrs.pads_end, &r->attrs.n_pads_end) < 0 ||
+        attr_double(a[11], op, "cube_coeff", &r->attrs.cube_coeff) < 0 ||
+        attr_int(a[12], op, "align_corners", &r->attrs.align_corners) < 0)
+        return -1;
+    r->attrs.mode = (drs_interp_mode)mode;
+    r->attrs.shape_calculation_mode = (drs_shape_calc)sc;
+    r->attrs.coordinate_transformation_mode = (drs_coord_mode)cm;
+    r->attrs.nearest_mode = (drs_nearest_mode)nm;
+    int n;
+    memset(&r->in, 0, sizeof r->in);
+    if (list_get(a[0], "sizes", 1, NULL, r->sizes, &n) < 0)
+        return -1;
+    if (n >= 0) {
+        r->in.sizes = r->sizes;
+        r->in.n_sizes = n;
+    }
+    if (list_get(a[1], "scales", 0, r->scales, NULL, &n) < 0)
+        return -1;
+    if (n >= 0) {
+        r->in.scales = r->scales;
+        r->in.n_scales = n;
+    }
+    if (list_get(a[2], "axes", 1, NULL, r->axes, &n) < 0)
+        return -1;
+    if (n >= 0) {
+        r->in.axes = r->axes;
+        r->in.n_axes = n;
+    }
+    return 0;
+}
+
+/* interpolate(alloc, dtype, data, sizes, scales, axes, <attrs>) -> output */
+static PyObject *py_interpolate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("interpolate", nargs, 3 + INTERP_NA) < 0)
+        return NULL;
+    interp_args r;
+    if (interp_parse(&r, args + 3) < 0)
+        return NULL;
+    tbuf x, y;
+    if (tbuf_get(&x, args[2], "data", 0) < 0)
+        return NULL;
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_interpolate_infer_shape(&r.attrs, &x.t, &r.in, &rank, shape);
+    if (s != DRS_OK) {
+        tbuf_release(&x);
+        return raise_status(s);
+    }
+    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
+    if (!out) {
+        tbuf_release(&x);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_interpolate_forward(&y.t, &x.t, &r.in, &r.attrs);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&y);
+    if (s != DRS_OK) {
+        Py_DECREF(out);
+        return raise_status(s);
+    }
+    return out;
+}
+
+/* interpolate_backward / interpolate_backprop(data_delta, scales_delta, output_delta, data,
+ * sizes, scales, axes, <attrs>) -> None */
+static PyObject *interp_grad(const char *fn, int backprop, PyObject *const *args,
+                             Py_ssize_t nargs)
+{
+    if (check_nargs(fn, nargs, 4 + INTERP_NA) < 0)
+        return NULL;
+    interp_args r;
+    if (interp_parse(&r, args + 4) < 0)
+        return NULL;
+    tbuf dx, ds, dy, x;
+    drs_tensor *pdx;
+    double *pds;
+    if (tbuf_get_opt(&dx, &pdx, args[0], backprop ? "input_delta" : "data_delta", 1) < 0)
+        return NULL;
+    if (vec_get_opt(&ds, &pds, args[1], "scales_delta", r.in.n_scales > 0 ? r.in.n_scales : 0) < 0)
+        goto fail1;
+    if (tbuf_get(&dy, args[2], "output_delta", 0) < 0)
+        goto fail2;
+    if (tbuf_get(&x, args[3], "data", 0) < 0)
+        goto fail3;
+    drs_status s;
+    Py_BEGIN_ALLOW_THREADS
+    if (backprop)
+        s = drs_interpolate_backprop(pdx, pds, &x.t, &dy.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
+    else
+        s = drs_interpolate_backward(pdx, pds, &dy.t, &x.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&dy);
+    tbuf_release(&ds);
+    tbuf_release(&dx);
+    if (s != DRS_OK)
+        return raise_status(s);
+    Py_RETURN_NONE;
+fail3:
+    tbuf_release(&dy);
+fail2:
+    tbuf_release(&ds);
+fail1:
+    tbuf_release(&dx);
+    return NULL;
+}
+
+static PyObject *py_interpolate_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return interp_grad("interpolate_backward", 0, args, nargs);
+}
+
+static PyObject *py_interpolate_backprop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return interp_grad("interpolate_backprop", 1, args, nargs);
+}
+
+/* ======================================================================
+ * PyTorch preset
+ * a[0..5]: size, scale_factor, mode, align_corners, antialias,
+ * recompute_scale_factor (None = PyTorch's default).
+ * ====================================================================== */
+#define TORCH_NA 6
+
+static int torch_parse(drs_torch_interpolate_attrs *t, PyObject *const *a)
+{
+    const char *op = "torch_interpolate";
+    *t = drs_torch_interpolate_attrs_default();
+    int64_t size[MAX_LIST];
+    double sf[MAX_LIST];
+    int n, mode = (int)t->mode;
+    if (list_get(a[0], "size", 1, NULL, size, &n) < 0)
+        return -1;
+    if (n > 3) {
+        PyErr_Format(PyExc_ValueError, "%s: size has %d entries (at most 3 spatial axes)", op, n);
+        return -1;
+    }
+    t->n_size = n > 0 ? n : 0;
+    for (int i = 0; i < t->n_size; i++)
+        t->size[i] = size[i];
+    if (list_get(a[1], "scale_factor", 0, sf, NULL, &n) < 0)
+        return -1;
+    if (n > 3) {
+        PyErr_Format(PyExc_ValueError, "%s: scale_factor has %d entries (at most 3 spatial axes)",
+                     op, n);
+        return -1;
+    }
+    t->n_scale_factor = n > 0 ? n : 0;
+    for (int i = 0; i < t->n_scale_factor; i++)
+        t->scale_factor[i] = sf[i];
+    if (attr_enum(a[2], op, "mode", drs_torch_mode_from_str, &mode) < 0 ||
+        attr_int(a[3], op, "align_corners", &t->align_corners) < 0 ||
+        attr_int(a[4], op, "antialias", &t->antialias) < 0 ||
+        attr_int(a[5], op, "recompute_scale_factor", &t->recompute_scale_factor) < 0)
+        return -1;
+    t->mode = (drs_torch_mode)mode;
+    return 0;
+}
+
+/* torch_interpolate(alloc, dtype, input, <attrs>) -> output */
+static PyObject *py_torch_interpolate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("torch_interpolate", nargs, 3 + TORCH_NA) < 0)
+        return NULL;
+    drs_torch_interpolate_attrs a;
+    if (torch_parse(&a, args + 3) < 0)
+        return NULL;
+    tbuf x, y;
+    if (tbuf_get(&x, args[2], "input", 0) < 0)
+        return NULL;
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_torch_interpolate_infer_shape(&a, &x.t, &rank, shape);
+    if (s != DRS_OK) {
+        tbuf_release(&x);
+        return raise_status(s);
+    }
+    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
+    if (!out) {
+        tbuf_release(&x);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_torch_interpolate_forward(&y.t, &x.t, &a);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&y);
+    if (s != DRS_OK) {
+        Py_DECREF(out);
+        return raise_status(s);
+    }
+    return out;
+}
+
+/* torch_interpolate_backward(input_delta, output_delta, input, <attrs>) -> None */
+static PyObject *py_torch_interpolate_backward(PyObject *self, PyObject *const *args,
+                                               Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("torch_interpolate_backward", nargs, 3 + TORCH_NA) < 0)
+        return NULL;
+    drs_torch_interpolate_attrs a;
+    if (torch_parse(&a, args + 3) < 0)
+        return NULL;
+    tbuf dx, dy, x;
+    if (tbuf_get(&dx, args[0], "input_delta", 1) < 0)
+        return NULL;
+    if (tbuf_get(&dy, args[1], "output_delta", 0) < 0) {
+        tbuf_release(&dx);
+        return NULL;
+    }
+    if (tbuf_get(&x, args[2], "input", 0) < 0) {
+        tbuf_release(&dy);
+        tbuf_release(&dx);
+        return NULL;
+    }
+    drs_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_torch_interpolate_backward(&dx.t, &dy.t, &x.t, &a, DRS_GRAD_OVERWRITE);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&x);
+    tbuf_release(&dy);
+    tbuf_release(&dx);
+    if (s != DRS_OK)
+        return raise_status(s);
+    Py_RETURN_NONE;
+}
+
+/* ======================================================================
+ * GridSample
+ * a[0..3]: version, mode, padding_mode, align_corners.
+ * ====================================================================== */
+#define GRID_NA 4
+
+static int grid_parse(drs_grid_sample_attrs *g, PyObject *const *a)
+{
+    int version = 9;
+    if (attr_int(a[0], "GridSample", "version", &version) < 0)
+        return -1;
+    *g = drs_grid_sample_attrs_default(version);
+    char op[32];
+    snprintf(op, sizeof op, "GridSample-%d", version);
+    int mode = (int)g->mode, pad = (int)g->padding_mode;
+    if (attr_enum(a[1], op, "mode", drs_grid_mode_from_str, &mode) < 0 ||
+        attr_enum(a[2], op, "padding_mode", drs_grid_padding_from_str, &pad) < 0 ||
+        attr_int(a[3], op, "align_corners", &g->align_corners) < 0)
+        return -1;
+    g->mode = (drs_grid_mode)mode;
+    g->padding_mode = (drs_grid_padding)pad;
+    return 0;
+}
+
+/* grid_sample(alloc, dtype, X, grid, <attrs>) -> Y */
+static PyObject *py_grid_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("grid_sample", nargs, 4 + GRID_NA) < 0)
+        return NULL;
+    drs_grid_sample_attrs a;
+    if (grid_parse(&a, args + 4) < 0)
+        return NULL;
+    tbuf x, g, y;
+    if (tbuf_get(&x, args[2], "X", 0) < 0)
+        return NULL;
+    if (tbuf_get(&g, args[3], "grid", 0) < 0) {
+        tbuf_release(&x);
+        return NULL;
+    }
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = drs_grid_sample_infer_shape(&a, &x.t, &g.t, &rank, shape);
+    PyObject *out = NULL;
+    if (s == DRS_OK)
+        out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
+    if (!out) {
+        tbuf_release(&g);
+        tbuf_release(&x);
+        return s != DRS_OK ? raise_status(s) : NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_grid_sample_forward(&y.t, &x.t, &g.t, &a);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&g);
+    tbuf_release(&x);
+    tbuf_release(&y);
+    if (s != DRS_OK) {
+        Py_DECREF(out);
+        return raise_status(s);
+    }
+    return out;
+}
+
+/* grid_sample_backward(X_delta, grid_delta, output_delta, X, grid, <attrs>) -> None */
+static PyObject *py_grid_sample_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (check_nargs("grid_sample_backward", nargs, 5 + GRID_NA) < 0)
+        return NULL;
+    drs_grid_sample_attrs a;
+    if (grid_parse(&a, args + 5) < 0)
+        return NULL;
+    tbuf dx, dg, dy, x, g;
+    drs_tensor *pdx, *pdg;
+    if (tbuf_get_opt(&dx, &pdx, args[0], "X_delta", 1) < 0)
+        return NULL;
+    if (tbuf_get_opt(&dg, &pdg, args[1], "grid_delta", 1) < 0)
+        goto fail1;
+    if (tbuf_get(&dy, args[2], "output_delta", 0) < 0)
+        goto fail2;
+    if (tbuf_get(&x, args[3], "X", 0) < 0)
+        goto fail3;
+    if (tbuf_get(&g, args[4], "grid", 0) < 0)
+        goto fail4;
+    drs_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = drs_grid_sample_backward(pdx, pdg, &dy.t, &x.t, &g.t, &a, DRS_GRAD_OVERWRITE);
+    Py_END_ALLOW_THREADS
+    tbuf_release(&g);
+    tbuf_release(&x);
+    tbuf_release(&dy);
+    tbuf_release(&dg);
+    tbuf_release(&dx);
+    if (s != DRS_OK)
+        return raise_status(s);
+    Py_RETURN_NONE;
+fail4:
+    tbuf_release(&x);
+fail3:
+    tbuf_release(&dy);
+fail2:
+    tbuf_release(&dg);
+fail1:
+    tbuf_release(&dx);
+    return NULL;
+}
+
+/* ======================================================================
+ * Threads and version
+ * ====================================================================== */
+static PyObject *py_set_num_threads(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    int n = 0;
+    if (attr_int(arg, "set_num_threads", "n", &n) < 0)
+        return NULL;
+    drs_status s = drs_set_num_threads(n);
+    if (s != DRS_OK)
+        return raise_status(s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromLong(drs_get_num_threads());
+}
+
+/* Test hook: drs_debug_fail_allocation(n) (the n-th scratch allocation of the
+ * library on this thread fails once; -1 disables). */
+static PyObject *py_debug_fail_allocation(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    drs_debug_fail_allocation(n);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef core_methods[] = {
+    {"_debug_fail_allocation", py_debug_fail_allocation, METH_O, NULL},
+    {"resize", (PyCFunction)(void (*)(void))py_resize, METH_FASTCALL, NULL},
+    {"resize_backward", (PyCFunction)(void (*)(void))py_resize_backward, METH_FASTCALL, NULL},
+    {"interpolate", (PyCFunction)(void (*)(void))py_interpolate, METH_FASTCALL, NULL},
+    {"interpolate_backward", (PyCFunction)(void (*)(void))py_interpolate_backward, METH_FASTCALL,
+     NULL},
+    {"interpolate_backprop", (PyCFunction)(void (*)(void))py_interpolate_backprop, METH_FASTCALL,
+     NULL},
+    {"torch_interpolate", (PyCFunction)(void (*)(void))py_torch_interpolate, METH_FASTCALL, NULL},
+    {"torch_interpolate_backward", (PyCFunction)(void (*)(void))py_torch_interpolate_backward,
+     METH_FASTCALL, NULL},
+    {"grid_sample", (PyCFunction)(void (*)(void))py_grid_sample, METH_FASTCALL, NULL},
+    {"grid_sample_backward", (PyCFunction)(void (*)(void))py_grid_sample_backward, METH_FASTCALL,
+     NULL},
+    {"set_num_threads", py_set_num_threads, METH_O, NULL},
+    {"get_num_threads", py_get_num_threads, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "dresample._core",
+    "Private binding of the dresample C library; use the dresample package.", -1, core_methods,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    if (PyModule_AddStringConstant(m, "version", drs_version_string()) < 0 ||
+        PyModule_AddStringConstant(m, "header_version", DRS_VERSION_STRING) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
