@@ -819,6 +819,27 @@ static int param_slot(const drs_plan *p, int k, drs_param param, int n)
     return slot < n ? slot : -1;
 }
 
+/* The kink rule (docs/semantics.md, "Kinks"): per pass with a parameter,
+ * kink_dir = +1 when only the larger values of its parameter keep the output
+ * size ([lo, hi) is the size-preserving interval: the value is lo), -1 when
+ * only the smaller ones do (the next double is hi), else 0 (the right
+ * derivative in c, the forward's tap choice). */
+static void set_kink_dirs(drs_plan *p, drs_param param, int n, const double *val,
+                          const double *lo, const double *hi)
+{
+    for (int k = 0; k < p->npass; k++) {
+        const int slot = param_slot(p, k, param, n);
+        p->pass[k].kink_dir = 0;
+        if (slot < 0 || !val)
+            continue;
+        const double t = val[slot];
+        const int left_keeps = t > lo[slot];
+        const int right_keeps = nextafter(t, INFINITY) < hi[slot];
+        if (left_keeps != right_keeps)
+            p->pass[k].kink_dir = right_keeps ? 1 : -1;
+    }
+}
+
 /* Parameter gradients for every pass with a param_index; results land in
  * tmp[] first so that nothing is written before every computation succeeded.
  * A parameter whose chain is two passes over adjacent axes (the common 2-D
@@ -890,10 +911,15 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
     if (scales_delta && (ns < 0 || ns > DRS_MAX_RANK))
         return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
                          DRS_MAX_RANK);
-    double tmp[DRS_MAX_RANK];
-    if (scales_delta && use_scales &&
-        (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
-        return s;
+    double tmp[DRS_MAX_RANK], lo[DRS_MAX_RANK], hi[DRS_MAX_RANK];
+    if (scales_delta && use_scales) {
+        if ((s = drs_interpolate_scale_range(attrs, data, in, lo, hi)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_SCALE, ns, in->scales, lo, hi);
+        if ((s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL, NULL);
+    }
     if (scales_delta && !use_scales)
         for (int i = 0; i < ns; i++)
             tmp[i] = 0.0; /* sizes mode: the scales do not enter the forward */
@@ -957,16 +983,29 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
         return drs__fail(DRS_ERR_INVALID_ARGUMENT,
                          "%s: roi_delta was requested but no roi was given", p.op);
     double ts[DRS_MAX_RANK], tr[2 * DRS_MAX_RANK];
-    if (scales_delta && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+    double slo[DRS_MAX_RANK], shi[DRS_MAX_RANK], rlo[2 * DRS_MAX_RANK], rhi[2 * DRS_MAX_RANK];
+    if ((scales_delta || roi_delta) &&
+        (s = drs_resize_scale_range(attrs, X, in, scales_delta ? slo : NULL,
+                                    scales_delta ? shi : NULL, roi_delta ? rlo : NULL,
+                                    roi_delta ? rhi : NULL)))
         return s;
+    if (scales_delta) {
+        set_kink_dirs(&p, DRS_PARAM_SCALE, in->n_scales, in->scales, slo, shi);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+            return s;
+    }
     if (roi_delta) {
         double te[2 * DRS_MAX_RANK];
-        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)) ||
-            (s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
+        set_kink_dirs(&p, DRS_PARAM_ROI_START, in->n_roi, in->roi, rlo, rhi);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_START, in->n_roi, tr)))
+            return s;
+        set_kink_dirs(&p, DRS_PARAM_ROI_END, in->n_roi, in->roi, rlo, rhi);
+        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_ROI_END, in->n_roi, te)))
             return s;
         for (int i = in->n_roi / 2; i < in->n_roi; i++)
             tr[i] = te[i];
     }
+    set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL, NULL);
     if (X_delta && (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)

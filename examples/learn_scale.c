@@ -7,9 +7,11 @@
  * enters every coordinate.  A 16x16 image (a sum of Gaussians) resized by an
  * unknown s_true = (1.355, 1.585) gives a 21x25 target.  The output size
  * alone pins s only to a bracket of width 1/16: floor(16 s) = 21 means
- * s in [1.3125, 1.375).  We start at the bracket's low end (the scale the
- * size suggests, O/L) and descend on mean((Interpolate(x; s) - target)^2),
- * holding the output size fixed (SPEC §3: s stays inside its bracket).
+ * s in [1.3125, 1.375) (exactly: the library's drs_interpolate_scale_range
+ * under OpenVINO's float32 size rule).  We start at the bracket's low end and
+ * descend on mean((Interpolate(x; s) - target)^2), holding the output size
+ * fixed: after every step drs_ag_project_scales() puts s back into the
+ * bracket, and at its low end the gradient is the right derivative.
  * The gradient comes from the tape's Interpolate with scales as a variable;
  * at step 0 it is cross-checked against InterpolateBackprop-4
  * (drs_interpolate_backprop), the seed op, called directly.
@@ -82,13 +84,19 @@ int main(int argc, char **argv)
     TRY(drs_ag_interpolate(&target, x, st, &in, &at));
     const drs_tensor tv = drs_var_value(target);
     const int64_t O[2] = {tv.shape[2], tv.shape[3]};
-    /* the bracket the output size allows (OpenVINO: O = int64(float(L) (s + 1e-6f))),
-     * with a small margin; start at its low end */
+    /* the bracket the output size allows, from the library (OpenVINO's rule
+     * O = int64(float(L) (float(s) + 1e-6f)), exactly); start at its low end.
+     * Any scale gives it: 1.0 below, not the unknown s_true. */
     double lo[2], hi[2], s0[2];
-    for (int i = 0; i < 2; i++) {
-        lo[i] = (double)O[i] / L + 1e-5;
-        hi[i] = (double)(O[i] + 1) / L - 1e-5;
-        s0[i] = lo[i];
+    {
+        drs_interpolate_inputs rin = in;
+        const double guess[2] = {(double)O[0] / L, (double)O[1] / L};
+        rin.scales = guess;
+        rin.n_scales = 2;
+        const drs_tensor xv = drs_var_value(x);
+        TRY(drs_interpolate_scale_range(&at, &xv, &rin, lo, hi));
+        for (int i = 0; i < 2; i++)
+            s0[i] = lo[i];
     }
     TRY(drs_var_new(&s, tape, DRS_F64, 1, sh_s, s0, 1));
     double *sv = drs_var_value(s).data;
@@ -97,7 +105,7 @@ int main(int argc, char **argv)
            "[%.4f, %.4f) x [%.4f, %.4f); start at (%.4f, %.4f)\n",
            (long long)O[0], (long long)O[1], lo[0], hi[0], lo[1], hi[1], s0[0], s0[1]);
 
-    /* Adam, projected onto the bracket */
+    /* Adam, projected onto the bracket by the tape */
     const double lr0 = 2e-3, b1 = 0.9, b2 = 0.999;
     double m[2] = {0}, v[2] = {0}, first_loss = 0, last_loss = 0;
     for (int step = 0; step <= steps; step++) {
@@ -150,8 +158,9 @@ int main(int argc, char **argv)
             m[i] = b1 * m[i] + (1 - b1) * g[i];
             v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
             const double mh = m[i] / (1 - pow(b1, step + 1)), vh = v[i] / (1 - pow(b2, step + 1));
-            sv[i] = fmin(hi[i], fmax(lo[i], sv[i] - lr * mh / (sqrt(vh) + 1e-15)));
+            sv[i] -= lr * mh / (sqrt(vh) + 1e-15);
         }
+        TRY(drs_ag_project_scales(y)); /* back into the bracket y's size allows */
         TRY(drs_tape_rewind(tape, start));
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -80,6 +80,9 @@ typedef struct drs_axis_plan {
     int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
     int param_index;     /* index of this axis in scales/sizes/roi (-1: pads-only pass) */
+    int kink_dir;        /* derivative tables at kinks: 0 right derivative in c; +1 / -1 the
+                            right / left derivative in the parameter (set by the backward where
+                            only that side keeps the output size) */
 } drs_axis_plan;
 
 typedef struct drs_plan {

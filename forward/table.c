@@ -113,6 +113,15 @@ static double clamp_coord(double c, int64_t L, double margin)
     return c;
 }
 
+/* The kink rule (docs/semantics.md, "Kinks"): with a derivative wanted and
+ * ap->kink_dir != 0, the one-sided derivative in the parameter on the side
+ * kink_dir; a quantity moving at rate q (d/dθ) is then followed to the left
+ * when kink_dir * q < 0.  Otherwise (kink_dir == 0) the right derivative in c. */
+static int goes_left(const drs_axis_plan *ap, int want_d, double q)
+{
+    return want_d && ap->kink_dir != 0 && (double)ap->kink_dir * q < 0.0;
+}
+
 static int64_t nearest_index(const drs_axis_plan *ap, double c)
 {
     double r;
@@ -312,8 +321,16 @@ static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, 
     c = clamp_coord(c, L, (double)n);
     if (c != c0)
         dc = 0.0;
-    const double kk = floor(c);
-    const double ratio = c - kk;
+    double kk = floor(c);
+    double ratio = c - kk;
+    /* tf_crop_and_resize extrapolates beyond L - 1: there the derivative is the
+     * one of the side the forward's branch holds on, the left in c */
+    const int edge = r->dw && ap->coord == DRS_COORD_TF_CROP_AND_RESIZE && L > 1 &&
+                     c == (double)(L - 1);
+    if (ratio == 0.0 && (edge || goes_left(ap, r->dw != NULL, dc))) {
+        kk -= 1.0; /* the left derivative in c: taps of [c - 1, c), ratio 1 */
+        ratio = 1.0;
+    }
     const int64_t k = (int64_t)kk;
     const double a = ap->cubic_a;
     const double sc = ap->scale < 1.0 ? ap->scale : 1.0;
@@ -337,11 +354,14 @@ static void onnx_taps(const drs_axis_plan *ap, double c, double dc, double dsc, 
             if (ap->kernel == DRS_K_ONNX_LINEAR) {
                 w = 1.0 - fabs(u);
                 w = w < 0.0 ? 0.0 : (w > 1.0 ? 1.0 : w);
-                /* slope on the side u approaches from as c grows (u decreases) */
-                const double fp = (u > -1.0 && u <= 0.0) ? 1.0 : (u > 0.0 && u <= 1.0) ? -1.0 : 0.0;
+                /* slope on the side u approaches from as c grows (u decreases), or as
+                 * the parameter moves (kink rule) */
+                const int right_u = ap->kink_dir != 0 && r->dw && (double)ap->kink_dir * du > 0.0;
+                const double fp = right_u ? ((u >= -1.0 && u < 0.0) ? 1.0 : (u >= 0.0 && u < 1.0) ? -1.0 : 0.0)
+                                          : ((u > -1.0 && u <= 0.0) ? 1.0 : (u > 0.0 && u <= 1.0) ? -1.0 : 0.0);
                 dw = fp * du;
             } else {
-                w = keys(a, u);
+                w = keys(a, u); /* Keys is C1: no side to choose */
                 dw = (u < 0.0 ? -keys_d(a, -u) : keys_d(a, u)) * du;
             }
         }
@@ -385,8 +405,11 @@ static void ov_linear_taps(const drs_axis_plan *ap, double c, double dc, double 
     for (int64_t j = lo; j <= hi; j++) {
         const double u = a * (c - (double)j);
         const double w = tri(u);
-        const double fp = (u >= -1.0 && u < 0.0) ? 1.0 : (u >= 0.0 && u < 1.0) ? -1.0 : 0.0;
-        const double dw = fp * (a * dc + (c - (double)j) * da);
+        const double du = a * dc + (c - (double)j) * da;
+        const double fp = goes_left(ap, r->dw != NULL, du)
+                              ? ((u > -1.0 && u <= 0.0) ? 1.0 : (u > 0.0 && u <= 1.0) ? -1.0 : 0.0)
+                              : ((u >= -1.0 && u < 0.0) ? 1.0 : (u >= 0.0 && u < 1.0) ? -1.0 : 0.0);
+        const double dw = fp * du;
         if (w != 0.0 || dw != 0.0) {
             row_add(r, j, w, dw);
             S += w;
@@ -527,8 +550,10 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
     }
     /* derivative of the antialias stretch min(s, 1) w.r.t. the scale */
     const double dstretch =
-        (param == DRS_PARAM_SCALE && ap->scale_is_param && ap->antialias && ap->scale < 1.0) ? 1.0
-                                                                                             : 0.0;
+        (param == DRS_PARAM_SCALE && ap->scale_is_param && ap->antialias &&
+         (ap->scale < 1.0 || (ap->kink_dir < 0 && ap->scale == 1.0)))
+            ? 1.0
+            : 0.0;
     const int uses_coord = ap->kernel != DRS_K_IDENTITY && ap->kernel != DRS_K_AREA &&
                            ap->kernel != DRS_K_PIL_LINEAR && ap->kernel != DRS_K_PIL_CUBIC &&
                            ap->kernel != DRS_K_TORCH_NEAREST &&
@@ -568,8 +593,14 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
             double cc = c < 0.0 ? 0.0 : (c > (double)(L - 1) ? (double)(L - 1) : c);
             if (cc != cc)
                 cc = 0.0;
-            const double dcc = (c >= 0.0 && c < (double)(L - 1)) ? dc : 0.0;
-            const int64_t i1 = clamp_index(cc, L);
+            const int left = goes_left(ap, param != DRS_PARAM_NONE, dc);
+            const double dcc = (left ? (c > 0.0 && c <= (double)(L - 1))
+                                     : (c >= 0.0 && c < (double)(L - 1)))
+                                   ? dc
+                                   : 0.0;
+            int64_t i1 = clamp_index(cc, L);
+            if (left && cc > 0.0 && cc == (double)i1)
+                i1--; /* the left derivative in c: taps of [c - 1, c] */
             const int64_t i2 = i1 + 1 < L ? i1 + 1 : L - 1;
             if (i1 == i2) {
                 row_add(&r, i1, 1.0, 0.0);

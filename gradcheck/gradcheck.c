@@ -58,6 +58,8 @@ typedef struct gc_state {
     drs_gc_report *r;
     double *x[DRS_GC_MAX_INPUTS];
     double *grad[DRS_GC_MAX_INPUTS]; /* NULL when not requested */
+    int cur_input;                   /* the input being perturbed (-1: none) */
+    int64_t cur_index;               /* its element (-1: a direction, fast mode) */
 } gc_state;
 
 static drs_gc_kind kind_of(const drs_gc_input *in, int64_t j)
@@ -81,22 +83,114 @@ static void fail(gc_state *g, unsigned bit, const char *fmt, ...)
     g->r->failures |= bit;
 }
 
+/* A callback failed: the message names the perturbed element and carries the
+ * callback's own reason (fn.error), which the report also keeps. */
+static void callback_failed(gc_state *g, const char *what, int rc)
+{
+    drs_gc_report *r = g->r;
+    const char *why = g->f->error ? g->f->error(g->f->ctx) : NULL;
+    if (!why)
+        why = "";
+    if (!(r->failures & DRS_GC_F_CALLBACK)) {
+        r->fail_input = g->cur_input;
+        r->fail_index = g->cur_index;
+        snprintf(r->error, sizeof r->error, "%s", why);
+    }
+    const char *sep = *why ? ": " : "";
+    if (g->cur_input >= 0 && g->cur_index >= 0)
+        fail(g, DRS_GC_F_CALLBACK, "%s returned %d at %s[%lld] = %.17g%s%s", what, rc,
+             g->f->in[g->cur_input].name, (long long)g->cur_index,
+             g->x[g->cur_input][g->cur_index], sep, why);
+    else if (g->cur_input >= 0)
+        fail(g, DRS_GC_F_CALLBACK, "%s returned %d with %s moved along a probe direction%s%s",
+             what, rc, g->f->in[g->cur_input].name, sep, why);
+    else
+        fail(g, DRS_GC_F_CALLBACK, "%s returned %d at the unperturbed point%s%s", what, rc, sep,
+             why);
+}
+
 static int call_forward(gc_state *g, double *y)
 {
     g->r->n_forward++;
     const int rc = g->f->forward(g->f->ctx, g->x, y);
     if (rc)
-        fail(g, DRS_GC_F_CALLBACK, "forward returned %d", rc);
+        callback_failed(g, "forward", rc);
     return rc;
 }
 
 static int call_backward(gc_state *g, const double *dy, double *const *grad)
 {
     g->r->n_backward++;
+    const int cur = g->cur_input;
+    g->cur_input = -1;
     const int rc = g->f->backward(g->f->ctx, g->x, dy, grad);
     if (rc)
-        fail(g, DRS_GC_F_CALLBACK, "backward returned %d", rc);
+        callback_failed(g, "backward", rc);
+    g->cur_input = cur;
     return rc;
+}
+
+/* One-sided second-order differences of kink element j of input i:
+ * right[o] = (-3 y0 + 4 f(x + eps) - f(x + 2 eps)) / 2eps, left[o] its mirror,
+ * NaN where that side's forward fails (e.g. the output size changes there).
+ * t1, t2: scratch of n_out.  Returns the usable sides (1 right, 2 left); 0
+ * fails the check (DRS_GC_F_CALLBACK with the forward's reason). */
+static int kink_columns(gc_state *g, int i, int64_t j, const double *y0, double *right,
+                        double *left, double *t1, double *t2)
+{
+    const double eps = g->o->eps, v = g->x[i][j];
+    const int64_t m = g->f->n_out;
+    int usable = 0, mask = 0;
+    for (int side = 0; side < 2; side++) {
+        const double sg = side == 0 ? 1.0 : -1.0;
+        double *col = side == 0 ? right : left;
+        g->x[i][j] = v + sg * eps;
+        g->r->n_forward++;
+        int rc = g->f->forward(g->f->ctx, g->x, t1);
+        if (!rc) {
+            g->x[i][j] = v + 2.0 * sg * eps;
+            g->r->n_forward++;
+            rc = g->f->forward(g->f->ctx, g->x, t2);
+        }
+        if (!rc)
+            for (int64_t o = 0; o < m; o++)
+                col[o] = sg * (-3.0 * y0[o] + 4.0 * t1[o] - t2[o]) / (2.0 * eps);
+        else
+            for (int64_t o = 0; o < m; o++)
+                col[o] = NAN;
+        usable += !rc;
+        mask |= rc ? 0 : (1 << side);
+        if (rc && side == 1 && usable == 0) {
+            g->cur_input = i;
+            g->cur_index = j;
+            callback_failed(g, "forward (both sides of a kink value)", rc);
+        }
+    }
+    g->x[i][j] = v;
+    g->r->n_kink++;
+    g->r->n_kink_one_side += usable == 1;
+    return mask;
+}
+
+/* Compares a kink entry with the one-sided difference it matches best (a
+ * usable side); counts the side when the two sides differ (a real kink). */
+static int compare(gc_state *g, int input, int64_t index, int64_t out_index, double analytic,
+                   double numeric);
+static void compare_kink(gc_state *g, int input, int64_t index, int64_t out_index,
+                         double analytic, double right, double left)
+{
+    const int ur = !isnan(right), ul = !isnan(left);
+    if (!ur && !ul)
+        return;
+    const int use_right = ur && (!ul || fabs(analytic - right) <= fabs(analytic - left));
+    const double tol = g->o->atol + g->o->rtol * fabs(use_right ? right : left);
+    if (!(ur && ul) || fabs(right - left) > tol) {
+        if (use_right)
+            g->r->n_kink_right++;
+        else
+            g->r->n_kink_left++;
+    }
+    compare(g, input, index, out_index, analytic, use_right ? right : left);
 }
 
 /* Records one compared entry; returns 1 when it is within tolerance. */
@@ -112,6 +206,9 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
              "%s[%lld] (output %lld): non-finite value: analytic %.17g, numeric %.17g",
              g->f->in[input].name, (long long)index, (long long)out_index, analytic, numeric);
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, INFINITY, INFINITY};
+        r->input_compared[input]++;
+        r->input_worst[input] = r->worst;
+        r->input_err_ratio[input] = INFINITY;
         r->max_abs_err = INFINITY;
         r->max_rel_err = INFINITY;
         r->max_err_ratio = INFINITY;
@@ -125,6 +222,11 @@ static int compare(gc_state *g, int input, int64_t index, int64_t out_index, dou
     if (fabs(numeric) > g->o->atol && rel > r->max_rel_err)
         r->max_rel_err = rel;
     const double ratio = err / tol;
+    r->input_compared[input]++;
+    if (r->input_worst[input].input < 0 || ratio > r->input_err_ratio[input]) {
+        r->input_err_ratio[input] = ratio;
+        r->input_worst[input] = (drs_gc_entry){input, index, out_index, analytic, numeric, err, rel};
+    }
     if (r->worst.input < 0 || ratio > r->max_err_ratio) {
         r->max_err_ratio = ratio;
         r->worst = (drs_gc_entry){input, index, out_index, analytic, numeric, err, rel};
@@ -167,17 +269,19 @@ static void check_zeros(gc_state *g, int i, double *const *grad, int64_t out_ind
 }
 
 /* -------------------------------------------------------------- modes */
-static drs_status full_mode(gc_state *g, int64_t n_checked)
+static drs_status full_mode(gc_state *g, int64_t n_checked, int64_t n_kink)
 {
     const drs_gc_fn *f = g->f;
     const double eps = g->o->eps;
     const int64_t m = f->n_out;
-    if (n_checked > 0 && m > GC_FULL_MAX_ENTRIES / n_checked)
+    const int64_t ncol = n_checked + 2 * n_kink;
+    if (ncol > 0 && m > GC_FULL_MAX_ENTRIES / ncol)
         return DRS_ERR_INVALID_ARGUMENT;
-    double *num = malloc(sizeof(double) * (size_t)(n_checked * m + 2 * m + 1));
+    double *num = malloc(sizeof(double) * (size_t)(ncol * m + 3 * m + 1));
     if (!num)
         return DRS_ERR_NOMEM;
-    double *yp = num + n_checked * m, *ym = yp + m;
+    double *yp = num + ncol * m, *ym = yp + m, *y0 = ym + m;
+    double *kcol = num + n_checked * m; /* right, left columns of each kink element */
     /* numeric columns, in input order */
     int64_t col = 0;
     for (int i = 0; i < f->n_inputs && !g->r->failures; i++) {
@@ -186,17 +290,36 @@ static drs_status full_mode(gc_state *g, int64_t n_checked)
             if (kind_of(in, j) != DRS_GC_CHECK || in->no_grad)
                 continue;
             const double v = g->x[i][j];
+            g->cur_input = i;
+            g->cur_index = j;
             g->x[i][j] = v + eps;
             int rc = call_forward(g, yp);
             g->x[i][j] = v - eps;
             rc |= rc ? 0 : call_forward(g, ym);
             g->x[i][j] = v;
+            g->cur_input = -1;
             if (rc)
                 goto out;
             double *c = num + col * m;
             for (int64_t o = 0; o < m; o++)
                 c[o] = (yp[o] - ym[o]) / (2.0 * eps);
             col++;
+        }
+    }
+    if (n_kink > 0 && !g->r->failures) {
+        if (call_forward(g, y0))
+            goto out;
+        int64_t kc = 0;
+        for (int i = 0; i < f->n_inputs; i++) {
+            const drs_gc_input *in = &f->in[i];
+            for (int64_t j = 0; j < in->n && !in->no_grad; j++) {
+                if (kind_of(in, j) != DRS_GC_KINK)
+                    continue;
+                if (!kink_columns(g, i, j, y0, kcol + (2 * kc) * m, kcol + (2 * kc + 1) * m, yp,
+                                  ym))
+                    goto out;
+                kc++;
+            }
         }
     }
     /* analytic rows: backward(e_o) */
@@ -209,13 +332,20 @@ static drs_status full_mode(gc_state *g, int64_t n_checked)
         if (rc)
             break;
         col = 0;
+        int64_t kc = 0;
         for (int i = 0; i < f->n_inputs; i++) {
             const drs_gc_input *in = &f->in[i];
             if (!g->grad[i])
                 continue;
-            for (int64_t j = 0; j < in->n; j++)
+            for (int64_t j = 0; j < in->n; j++) {
                 if (kind_of(in, j) == DRS_GC_CHECK)
                     compare(g, i, j, o, g->grad[i][j], num[(col++) * m + o]);
+                else if (kind_of(in, j) == DRS_GC_KINK) {
+                    compare_kink(g, i, j, o, g->grad[i][j], kcol[(2 * kc) * m + o],
+                                 kcol[(2 * kc + 1) * m + o]);
+                    kc++;
+                }
+            }
             check_zeros(g, i, g->grad, o);
         }
     }
@@ -232,10 +362,12 @@ static drs_status fast_mode(gc_state *g)
     int64_t nmax = 0;
     for (int i = 0; i < f->n_inputs; i++)
         nmax = f->in[i].n > nmax ? f->in[i].n : nmax;
-    double *v = malloc(sizeof(double) * (size_t)(3 * m + 2 * nmax + 2));
+    double *v = malloc(sizeof(double) * (size_t)(6 * m + 2 * nmax + 2));
     if (!v)
         return DRS_ERR_NOMEM;
     double *yp = v + m, *ym = yp + m, *u = ym + m, *x0 = u + nmax;
+    double *y0 = x0 + nmax, *kr = y0 + m, *kl = kr + m;
+    int have_y0 = 0;
     uint64_t seed = g->o->seed ^ 0x5DEECE66Dull;
     for (int p = 0; p < g->o->n_probes && !(g->r->failures & DRS_GC_F_CALLBACK); p++) {
         double nv = 0.0;
@@ -260,6 +392,29 @@ static drs_status fast_mode(gc_state *g)
                 nu += u[j] * u[j];
                 k += kind_of(in, j) == DRS_GC_CHECK;
             }
+            /* kink elements: v . (one-sided columns), each on its own */
+            for (int64_t j = 0; j < in->n && !in->no_grad; j++) {
+                if (kind_of(in, j) != DRS_GC_KINK)
+                    continue;
+                if (!have_y0 && call_forward(g, y0))
+                    goto out;
+                have_y0 = 1;
+                const int64_t nk = g->r->n_kink, n1 = g->r->n_kink_one_side;
+                const int sides = kink_columns(g, i, j, y0, kr, kl, yp, ym);
+                if (!sides)
+                    goto out;
+                if (p > 0) { /* count each element once */
+                    g->r->n_kink = nk;
+                    g->r->n_kink_one_side = n1;
+                }
+                long double nr = 0.0L, nl = 0.0L;
+                for (int64_t o = 0; o < m; o++) {
+                    nr += (long double)v[o] * kr[o];
+                    nl += (long double)v[o] * kl[o];
+                }
+                compare_kink(g, i, j, -1, g->grad[i][j], (sides & 1) ? (double)nr : NAN,
+                             (sides & 2) ? (double)nl : NAN);
+            }
             if (k == 0)
                 continue;
             nu = nu > 0.0 ? 1.0 / sqrt(nu) : 0.0;
@@ -269,6 +424,8 @@ static drs_status fast_mode(gc_state *g)
                 an += (long double)g->grad[i][j] * u[j];
             }
             memcpy(x0, g->x[i], sizeof(double) * (size_t)in->n);
+            g->cur_input = i;
+            g->cur_index = -1;
             for (int64_t j = 0; j < in->n; j++)
                 g->x[i][j] = x0[j] + eps * u[j];
             int rc = call_forward(g, yp);
@@ -276,6 +433,7 @@ static drs_status fast_mode(gc_state *g)
                 g->x[i][j] = x0[j] - eps * u[j];
             rc |= rc ? 0 : call_forward(g, ym);
             memcpy(g->x[i], x0, sizeof(double) * (size_t)in->n);
+            g->cur_input = -1;
             if (rc)
                 goto out;
             long double nm = 0.0L;
@@ -418,8 +576,12 @@ drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_r
     memset(rep, 0, sizeof *rep);
     rep->worst.input = -1;
     rep->worst.out_index = -1;
-    gc_state g = {f, &o, rep, {0}, {0}};
-    int64_t n_checked = 0, gtot = 0;
+    rep->fail_input = -1;
+    rep->fail_index = -1;
+    for (int i = 0; i < DRS_GC_MAX_INPUTS; i++)
+        rep->input_worst[i].input = -1;
+    gc_state g = {f, &o, rep, {0}, {0}, -1, -1};
+    int64_t n_checked = 0, n_kink = 0, gtot = 0;
     for (int i = 0; i < f->n_inputs; i++) {
         const drs_gc_input *in = &f->in[i];
         if (in->n < 0 || (in->n > 0 && !in->value) || !in->name)
@@ -428,7 +590,7 @@ drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_r
         int want = 0;
         for (int64_t j = 0; j < in->n; j++) {
             const drs_gc_kind k = kind_of(in, j);
-            if (k != DRS_GC_CHECK && k != DRS_GC_ZERO && k != DRS_GC_SKIP)
+            if (k != DRS_GC_CHECK && k != DRS_GC_ZERO && k != DRS_GC_SKIP && k != DRS_GC_KINK)
                 return DRS_ERR_INVALID_ARGUMENT;
             if (in->no_grad || k == DRS_GC_SKIP) {
                 rep->n_skipped++;
@@ -436,6 +598,7 @@ drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_r
             }
             want = 1;
             n_checked += k == DRS_GC_CHECK;
+            n_kink += k == DRS_GC_KINK;
         }
         if (want)
             gtot += in->n;
@@ -454,7 +617,7 @@ drs_status drs_gradcheck(const drs_gc_fn *f, const drs_gc_options *opt, drs_gc_r
             off += in->n;
         }
     }
-    drs_status s = o.fast_mode ? fast_mode(&g) : full_mode(&g, n_checked);
+    drs_status s = o.fast_mode ? fast_mode(&g) : full_mode(&g, n_checked, n_kink);
     uint64_t seed = o.seed * 0x2545F4914F6CDD1Dull + 7;
     if (!s && o.check_reentrant && !(rep->failures & DRS_GC_F_CALLBACK))
         s = reentrancy(&g, &seed);

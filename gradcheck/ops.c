@@ -63,6 +63,7 @@ void drs_gc_avoid_add(drs_gc_avoid *sum, const drs_gc_avoid *a)
     sum->candidates += a->candidates;
     sum->accepted += a->accepted;
     sum->fixed_on_kink += a->fixed_on_kink;
+    sum->unchecked += a->unchecked;
     for (int i = 0; i < DRS_GC_AVOID_COUNT; i++)
         sum->rejected[i] += a->rejected[i];
 }
@@ -257,6 +258,11 @@ enum { IN_DATA = 0 };
 static void keep_error(drs_gc_case *c)
 {
     snprintf(c->error, sizeof c->error, "%s", drs_last_error());
+}
+
+static const char *case_error(void *ctx)
+{
+    return ((const drs_gc_case *)ctx)->error;
 }
 
 static int case_forward(void *ctx, double *const *x, double *y)
@@ -617,8 +623,9 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
     for (int i = 0; i < nax; i++) {
         const int has_scale = op->n_scales == nax;
         const int free_s = smode && has_scale && !op->scale_fixed[i];
-        /* A scale fixed by the case (e.g. 1 on N and C) is checked once: on a
-         * kink or a size step its gradient is left unchecked (SKIP). */
+        /* A scale fixed by the case (e.g. 1 on N and C) is checked once: on or
+         * near a kink or a size step its gradient is compared with one-sided
+         * differences (KINK: the library's kink rule). */
         int s_off = 0;
         if (has_scale && smode && !free_s) {
             int64_t O;
@@ -646,7 +653,7 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             }
             if (reason >= 0) {
                 av->fixed_on_kink++;
-                skind[i] = DRS_GC_SKIP;
+                skind[i] = DRS_GC_KINK;
                 s_off = 1;
             }
         }
@@ -656,11 +663,11 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             if (free_s)
                 s = uniform(seed, op->scale_lo, op->scale_hi);
             double b = have_roi ? op->roi[i] : 0.0, e = have_roi ? op->roi[nax + i] : 1.0;
-            if (roi_checked) {
+            if (roi_checked && !op->roi_fixed) {
                 b = uniform(seed, -0.2, 0.45);
                 e = uniform(seed, 0.55, 1.2);
             }
-            const int drawn = free_s || roi_checked;
+            const int drawn = free_s || (roi_checked && !op->roi_fixed);
             av->candidates += drawn;
             double trial_s[DRS_MAX_RANK], trial_r[2 * DRS_MAX_RANK];
             memcpy(trial_s, op->scales, sizeof trial_s);
@@ -699,9 +706,12 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             if (reason < 0 && (s_fd || r_fd))
                 reason = axis_kinks(&m, s, s_fd ? GC_PARAM_MARGIN : 0.0, b, e,
                                     r_fd ? GC_PARAM_MARGIN : 0.0);
-            if (reason >= 0 && !drawn) { /* fixed values on a kink: not perturbed */
+            if (reason >= 0 && !drawn) { /* fixed values on a kink: one-sided differences */
                 av->fixed_on_kink++;
-                skind[i] = DRS_GC_SKIP;
+                if (has_scale && !s_off)
+                    skind[i] = s_fd ? DRS_GC_KINK : (szero ? DRS_GC_ZERO : DRS_GC_CHECK);
+                if (have_roi)
+                    rkind[i] = rkind[nax + i] = roi_checked ? DRS_GC_KINK : DRS_GC_ZERO;
                 ok = 1;
                 break;
             }
@@ -721,12 +731,12 @@ static drs_status sample_params(drs_gc_op *op, uint64_t *seed, drs_gc_avoid *av,
             }
             ok = 1;
         }
-        if (!ok) { /* no kink-free draw in GC_MAX_DRAWS: leave the axis unchecked */
+        if (!ok) { /* no kink-free draw in GC_MAX_DRAWS: one-sided differences at the given values */
             av->fixed_on_kink++;
             if (has_scale && free_s)
-                skind[i] = DRS_GC_SKIP;
+                skind[i] = DRS_GC_KINK;
             if (have_roi)
-                rkind[i] = rkind[nax + i] = DRS_GC_SKIP;
+                rkind[i] = rkind[nax + i] = roi_checked ? DRS_GC_KINK : DRS_GC_ZERO;
         }
     }
     return DRS_OK;
@@ -736,7 +746,7 @@ static int summary_kind(const unsigned char *k, int64_t n)
 {
     int any_check = 0, any_zero = 0;
     for (int64_t i = 0; i < n; i++) {
-        any_check |= k[i] == DRS_GC_CHECK;
+        any_check |= k[i] == DRS_GC_CHECK || k[i] == DRS_GC_KINK;
         any_zero |= k[i] == DRS_GC_ZERO;
     }
     return any_check ? DRS_GC_CHECK : any_zero ? DRS_GC_ZERO : DRS_GC_SKIP;
@@ -795,12 +805,16 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
     unsigned char *kp = c->kinds;
     drs_gc_fn *f = &c->fn;
     f->ctx = c;
+    f->error = case_error;
     f->forward = case_forward;
     f->backward = case_backward;
     f->n_out = ny;
-    /* data: uniform in [-1, 1] */
+    /* data: uniform in [-1, 1], from a stream of its own (the same data for
+     * the same seed however the parameters were drawn, so a case rerun with
+     * its drawn parameters fixed sees the same data) */
+    uint64_t ds = seed * 0xD1B54A32D192ED03ull + 0x5BD1E995ull;
     for (int64_t i = 0; i < nx; i++)
-        p[i] = uniform(&rs, -1.0, 1.0);
+        p[i] = uniform(&ds, -1.0, 1.0);
     f->in[0] = (drs_gc_input){"data", p, nx, DRS_GC_CHECK, NULL, 0};
     f->n_inputs = 1;
     p += nx;
@@ -826,6 +840,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
         kp += op->n_roi;
     }
     if (is_grid) {
+        uint64_t gs = seed * 0xA24BAED4963EE407ull + 0x9FB21C651E98DF25ull; /* own stream */
         const int S = (int)op->grid_shape[op->grid_rank - 1];
         const int zero = op->grid.mode == DRS_GRID_NEAREST;
         for (int64_t i = 0; i < ng; i++) {
@@ -833,7 +848,7 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
             const int64_t L = op->shape[op->rank - 1 - k];
             int ok = 0;
             for (int draw = 0; draw < GC_MAX_DRAWS && !ok; draw++) {
-                const double g = uniform(&rs, -1.5, 1.5); /* some points outside, reflected or clipped */
+                const double g = uniform(&gs, -1.5, 1.5); /* some points outside, reflected or clipped */
                 local.candidates++;
                 const int why = grid_kinks(&op->grid, L, g);
                 if (why >= 0) {
@@ -848,13 +863,17 @@ drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op_in, uint64_t 
             if (!ok) {
                 local.fixed_on_kink++;
                 p[i] = 0.0;
-                kp[i] = zero ? DRS_GC_ZERO : DRS_GC_SKIP;
+                kp[i] = zero ? DRS_GC_ZERO : DRS_GC_KINK;
             }
         }
         c->idx_grid = f->n_inputs;
         f->in[f->n_inputs++] = (drs_gc_input){"grid", p, ng, DRS_GC_CHECK, kp, 0};
         c->grad_grid = summary_kind(kp, ng);
     }
+    /* parameter values left unchecked (DRS_GC_SKIP): none is expected */
+    for (int k = 1; k < f->n_inputs; k++)
+        for (int64_t j = 0; j < f->in[k].n; j++)
+            local.unchecked += f->in[k].elem_kind && f->in[k].elem_kind[j] == DRS_GC_SKIP;
     if (avoid)
         drs_gc_avoid_add(avoid, &local);
     return DRS_OK;

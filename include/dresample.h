@@ -274,6 +274,42 @@ DRS_API drs_status drs_torch_interpolate_forward(drs_tensor *output, const drs_t
                                          const drs_torch_interpolate_attrs *attrs);
 
 /* ======================================================================
+ * Size-preserving intervals (learning scales without a shape change).
+ *
+ * For one call and each scale entry θ (the others held), the half-open
+ * interval [lo[i], hi[i]) of values of θ over which the op's output shape
+ * stays what it is at the given value, under the op's own size rule: ONNX
+ * Resize floor(L * s) in float64; OpenVINO Interpolate-4/11
+ * int64(float(L_padded) * (float(s) + 1e-6f)) in float32 with the pads;
+ * PyTorch floor(L * scale_factor).  The ends are exact to the last bit: lo is
+ * the smallest double with the same shape, hi the smallest larger double
+ * without it (so nextafter(hi, 0) is the largest value that keeps it; a step
+ * of h from θ keeps the shape iff θ + h lies in [lo, hi)).  lo = -inf /
+ * hi = +inf where no value on that side changes the shape: an entry that does
+ * not enter the shape (sizes mode, Interpolate-1, Resize's roi: roi never
+ * changes the output shape) gets (-inf, +inf).  Values the op rejects
+ * (s <= 0, overflowing sizes) lie outside the interval.  Returns the call's
+ * own validation error when the call itself is invalid; nothing is written on
+ * error.  Cost: about 130 shape inferences per entry, no data is read
+ * (data pointers may be any non-NULL placeholder).
+ * ====================================================================== */
+/* Interpolate-1/4/11: one interval per in->scales entry (in->n_scales). */
+DRS_API drs_status drs_interpolate_scale_range(const drs_interpolate_attrs *attrs,
+                                               const drs_tensor *data,
+                                               const drs_interpolate_inputs *in, double *lo,
+                                               double *hi);
+/* ONNX Resize: one interval per scales entry (scales_lo/hi, in->n_scales) and
+ * per roi entry (roi_lo/hi, in->n_roi); either pair may be NULL (not computed). */
+DRS_API drs_status drs_resize_scale_range(const drs_resize_attrs *attrs, const drs_tensor *X,
+                                          const drs_resize_inputs *in, double *scales_lo,
+                                          double *scales_hi, double *roi_lo, double *roi_hi);
+/* TorchInterpolate: one interval per attrs->scale_factor entry (n_scale_factor;
+ * a broadcast single entry covers every spatial axis at once). */
+DRS_API drs_status drs_torch_interpolate_scale_range(const drs_torch_interpolate_attrs *attrs,
+                                                     const drs_tensor *input, double *lo,
+                                                     double *hi);
+
+/* ======================================================================
  * GridSample: OpenVINO GridSample-9, ONNX GridSample-16/20/22.
  *
  * data   [N, C, spatial...]      spatial rank S = 1, 2 or 3 (rank 3, 4, 5);
@@ -345,6 +381,17 @@ DRS_API drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor 
  *    align_corners, and in sizes mode (the scales do not enter the forward).
  *  - roi_delta (Resize with tf_crop_and_resize): d(loss)/d(roi[i]), one double
  *    per roi entry; 0 for other coordinate modes.
+ *  - Kinks (docs/semantics.md, "Kinks"): where the forward is not smooth in a
+ *    scale/roi entry (a coordinate on an integer for linear, an antialias
+ *    support edge, min(s, 1) at s = 1), the value is a one-sided derivative:
+ *    the side of the entry on which the output size stays what it is (the
+ *    right derivative when the entry is the low end lo of its
+ *    drs_*_scale_range interval, e.g. s = 1 on an unresized axis under ONNX's
+ *    floor rule; the left one at its last value); where both sides keep the
+ *    size, the side of the forward's tap choice (the right derivative in the
+ *    coordinate c; at tf_crop_and_resize's extrapolation edge c = L-1 the left
+ *    one, where the forward interpolates).  dc/ds may be negative, so the
+ *    right side in s can be the left side in c.
  * output_delta must have exactly the forward output's shape and the data's
  * dtype.  Threads: bitwise identical for any thread count, no atomics; the
  * data gradient is a gather through the transposed table, parallel over input

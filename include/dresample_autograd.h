@@ -198,6 +198,19 @@ DRS_API drs_status drs_ag_interpolate(drs_var **out, drs_var *data, drs_var *sca
 DRS_API drs_status drs_ag_resize(drs_var **Y, drs_var *X, drs_var *roi, drs_var *scales,
                          const drs_resize_inputs *in, const drs_resize_attrs *attrs);
 
+/* Keeps learned scales where the output shape holds: y is the output of
+ * drs_ag_interpolate / drs_ag_resize recorded with a scales var (grad mode on,
+ * the var requiring grad).  Call it after the optimiser wrote new values into
+ * that var (before rewinding y away): each entry is clamped, in place, into
+ * the half-open interval of values that give y's output length on its axis
+ * under the op's own size rule (dresample.h, drs_*_scale_range), i.e. into
+ * [lo, nextafter(hi, 0)]; entries already inside stay bit for bit.  At the low
+ * end lo the scales gradient is the right derivative (the kink rule,
+ * dresample.h), so descent can go on from there.  Errors: y NULL or not such
+ * an output, a NaN entry, no value giving the length; nothing is written on
+ * error. */
+DRS_API drs_status drs_ag_project_scales(drs_var *y);
+
 /* torch.nn.functional.interpolate preset (input gradient only). */
 DRS_API drs_status drs_ag_torch_interpolate(drs_var **out, drs_var *input,
                                     const drs_torch_interpolate_attrs *attrs);

@@ -47,7 +47,12 @@ typedef enum drs_gc_kind {
     DRS_GC_CHECK = 0, /* compare analytic with central differences */
     DRS_GC_ZERO = 1,  /* defined as exactly 0: the analytic value must be 0.0 bit for bit
                          (no differences are taken: the op may be a step function there) */
-    DRS_GC_SKIP = 2   /* not compared (e.g. sampled on a kink, or no gradient) */
+    DRS_GC_SKIP = 2,  /* not compared (e.g. no gradient) */
+    DRS_GC_KINK = 3   /* the point may sit on a kink (or next to a size step): compared,
+                         per output element, with the one-sided differences
+                         (-3f(x) + 4f(x+eps) - f(x+2eps)) / 2eps and its mirror on the left;
+                         a side whose forward fails (the output size changes there) is not
+                         used; the analytic value must match a usable side */
 } drs_gc_kind;
 
 typedef struct drs_gc_input {
@@ -73,6 +78,9 @@ typedef struct drs_gc_fn {
      * when that gradient is not wanted.  Must not modify x or dy. */
     int (*backward)(void *ctx, double *const *x, const double *dy, double *const *grad);
     void *ctx;
+    /* Optional: the reason of the last failed callback in words (e.g. the
+     * library's drs_last_error()), copied into the report's message. */
+    const char *(*error)(void *ctx);
 } drs_gc_fn;
 
 typedef struct drs_gc_options {
@@ -122,6 +130,20 @@ typedef struct drs_gc_report {
     int64_t n_forward, n_backward; /* callback calls made */
     double linearity_err;    /* max |B(a dy1+dy2) - a B(dy1) - B(dy2)| / tolerance (<= 1 passes) */
     char message[256];       /* first failure in words ("" when passed) */
+    /* DRS_GC_KINK elements: */
+    int64_t n_kink;          /* elements compared with one-sided differences */
+    int64_t n_kink_one_side; /* ... of which only one side kept the forward defined */
+    int64_t n_kink_right, n_kink_left; /* compared entries matched to the right / left side */
+    /* A failing callback: the input element being perturbed (-1: none, e.g. at
+     * the unperturbed point) and the callback's own message (fn.error). */
+    int fail_input;
+    int64_t fail_index;
+    char error[256];
+    /* Per input (indexed like fn.in): entries compared, the worst one
+     * (input -1 when none) and its abs_err / (atol + rtol*|numeric|). */
+    int64_t input_compared[DRS_GC_MAX_INPUTS];
+    drs_gc_entry input_worst[DRS_GC_MAX_INPUTS];
+    double input_err_ratio[DRS_GC_MAX_INPUTS];
 } drs_gc_report;
 
 /* Runs the checks.  DRS_OK when a verdict was reached (pass or fail: see
@@ -149,8 +171,10 @@ typedef struct drs_gc_avoid {
     int64_t candidates;          /* draws made */
     int64_t accepted;
     int64_t rejected[DRS_GC_AVOID_COUNT];
-    int64_t fixed_on_kink;       /* values fixed by the case (not drawn) that sit on a kink:
-                                    their gradient is marked DRS_GC_SKIP */
+    int64_t fixed_on_kink;       /* values fixed by the case (not drawn) that sit on or near a
+                                    kink or a size step: their gradient is marked DRS_GC_KINK
+                                    (checked with one-sided differences) */
+    int64_t unchecked;           /* parameter values left DRS_GC_SKIP (none today) */
 } drs_gc_avoid;
 
 DRS_API const char *drs_gc_avoid_reason_str(drs_gc_avoid_reason r);
@@ -187,6 +211,8 @@ typedef struct drs_gc_op {
     unsigned char scale_fixed[DRS_MAX_RANK];
     int n_roi;    double roi[2 * DRS_MAX_RANK];
     double scale_lo, scale_hi;           /* sampling range of scales (default 0.45, 1.9) */
+    int roi_fixed;                       /* 1: keep the given roi (not drawn); on or near a
+                                            kink its gradient is DRS_GC_KINK */
 } drs_gc_op;
 
 /* A zeroed case of the family with the version's default attributes. */
@@ -220,7 +246,11 @@ typedef struct drs_gc_case {
  * for an invalid combination, with drs_last_error() naming it), samples the
  * parameters (seeded; `avoid` accumulates the rejections and may be NULL),
  * decides which gradients exist and which are exactly zero (SPEC §3), and
- * builds the function under test.  Free with drs_gc_case_free(). */
+ * builds the function under test.  The data (uniform in [-1, 1]) and the grid
+ * come from streams of their own: the same seed gives the same data and grid
+ * whatever was drawn for the parameters, so a case rerun with its drawn
+ * scales/roi fixed (scale_fixed, roi_fixed) is the same case.  Free with
+ * drs_gc_case_free(). */
 DRS_API drs_status drs_gc_case_prepare(drs_gc_case *c, const drs_gc_op *op, uint64_t seed,
                                drs_gc_avoid *avoid);
 DRS_API void drs_gc_case_free(drs_gc_case *c);

@@ -1239,6 +1239,200 @@ static void test_errors(void)
     drs_tape_free(t2);
 }
 
+
+/* ------------------------------------------- learning scales from s = 1 */
+/* One learning run: Adam on mse(op(x; s), target) from s = (1, 1, lo2, lo3)
+ * (N and C unresized, at s = 1, the low end of their size interval; H and W
+ * at the low end of the interval of the target's size), projecting with
+ * drs_ag_project_scales after every step.  family 0: drs_ag_interpolate,
+ * 1: drs_ag_resize, 2: InterpolateBackprop-4 called directly (projected with
+ * drs_interpolate_scale_range).  Returns 1 when no call failed, the shape
+ * never changed and the loss fell below half its start. */
+static int learn_case(int family, const drs_interpolate_attrs *ia, const drs_resize_attrs *ra,
+                      const char *name)
+{
+    const int64_t xs[4] = {1, 2, 8, 8}, s4[1] = {4};
+    double img[128];
+    for (int i = 0; i < 128; i++)
+        img[i] = sin(0.37 * i) + 0.5 * cos(0.11 * i * i);
+    const double s_true[4] = {1.0, 1.0, 1.3, 1.45};
+    drs_tape *t = NULL;
+    int ok = 0;
+    if (drs_tape_new(&t) != DRS_OK)
+        return 0;
+    drs_var *x, *st, *target, *sv, *y, *loss;
+    drs_status e;
+#define LTRY(call)                                                                           \
+    do {                                                                                     \
+        if ((e = (call)) != DRS_OK) {                                                        \
+            printf("FAIL learn %s: %s: %s\n", name, #call, drs_last_error());                \
+            goto out;                                                                        \
+        }                                                                                    \
+    } while (0)
+    LTRY(drs_var_new(&x, t, DRS_F64, 4, xs, img, 0));
+    LTRY(drs_var_new(&st, t, DRS_F64, 1, s4, s_true, 0));
+    if (family == 1)
+        LTRY(drs_ag_resize(&target, x, NULL, st, NULL, ra));
+    else
+        LTRY(drs_ag_interpolate(&target, x, st, NULL, ia));
+    const drs_tensor tv = drs_var_value(target);
+    double lo[4], hi[4], s0[4];
+    {
+        const drs_tensor xv = drs_var_value(x);
+        if (family == 1) {
+            drs_resize_inputs rin = {NULL, 0, s_true, 4, NULL, 0};
+            LTRY(drs_resize_scale_range(ra, &xv, &rin, lo, hi, NULL, NULL));
+        } else {
+            drs_interpolate_inputs iin = {NULL, 0, s_true, 4, NULL, 0};
+            LTRY(drs_interpolate_scale_range(ia, &xv, &iin, lo, hi));
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        s0[i] = i < 2 ? 1.0 : lo[i];
+    /* ONNX's floor rule: s = 1 is the low end of N/C's interval (only larger
+     * values keep the size); OpenVINO's s + 1e-6 puts it just inside, except
+     * linear_onnx, which takes no other scale than 1 on N and C */
+    if (!(family == 1 ? lo[1] == 1.0 : lo[1] <= 1.0 && 1.0 < hi[1])) {
+        printf("FAIL learn %s: s = 1 against N/C's interval [%.17g, %.17g)\n", name, lo[1],
+               hi[1]);
+        goto out;
+    }
+    LTRY(drs_var_new(&sv, t, DRS_F64, 1, s4, s0, 1));
+    double *s = drs_var_value(sv).data;
+    const drs_tape_pos start = drs_tape_tell(t);
+    double m[4] = {0}, v[4] = {0}, first = 0, last = 0;
+    const int steps = 80;
+    for (int step = 0; step <= steps; step++) {
+        if (family == 1)
+            LTRY(drs_ag_resize(&y, x, NULL, sv, NULL, ra));
+        else
+            LTRY(drs_ag_interpolate(&y, x, sv, NULL, ia));
+        LTRY(drs_ag_mse_loss(&loss, y, target)); /* fails if the shape changed */
+        last = drs_var_item(loss);
+        if (step == 0)
+            first = last;
+        if (step == steps)
+            break;
+        double g[4];
+        if (family == 2) { /* the seed op, called directly, must agree with the tape */
+            const drs_tensor yv = drs_var_value(y), xv = drs_var_value(x);
+            const int64_t n = yv.shape[0] * yv.shape[1] * yv.shape[2] * yv.shape[3];
+            double *dy = malloc(sizeof(double) * (size_t)n);
+            for (int64_t k = 0; k < n; k++)
+                dy[k] = 2.0 * (((double *)yv.data)[k] - ((double *)tv.data)[k]) / (double)n;
+            drs_tensor dyt = yv;
+            dyt.data = dy;
+            drs_interpolate_inputs bin = {NULL, 0, s, 4, NULL, 0};
+            e = drs_interpolate_backprop(NULL, g, &xv, &dyt, &bin, ia, DRS_GRAD_OVERWRITE);
+            free(dy);
+            LTRY(e);
+        } else {
+            LTRY(drs_tape_zero_grad(t));
+            LTRY(drs_tape_backward(loss));
+            memcpy(g, drs_var_grad(sv).data, sizeof g);
+        }
+        for (int i = 0; i < 4; i++) {
+            m[i] = 0.9 * m[i] + 0.1 * g[i];
+            v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
+            const double mh = m[i] / (1 - pow(0.9, step + 1)), vh = v[i] / (1 - pow(0.999, step + 1));
+            s[i] -= 4e-3 * mh / (sqrt(vh) + 1e-15);
+        }
+        if (family == 2) {
+            for (int i = 0; i < 4; i++)
+                s[i] = s[i] < lo[i] ? lo[i] : s[i] >= hi[i] ? nextafter(hi[i], 0.0) : s[i];
+        } else {
+            LTRY(drs_ag_project_scales(y));
+        }
+        LTRY(drs_tape_rewind(t, start));
+    }
+    ok = last < 0.5 * first;
+    if (!ok)
+        printf("FAIL learn %s: loss %.3e -> %.3e, s = (%.6f, %.6f, %.6f, %.6f)\n", name, first,
+               last, s[0], s[1], s[2], s[3]);
+out:
+#undef LTRY
+    drs_tape_free(t);
+    return ok;
+}
+
+static void test_learn_from_one(void)
+{
+    static const drs_interp_mode ov[] = {DRS_MODE_LINEAR, DRS_MODE_LINEAR_ONNX, DRS_MODE_CUBIC};
+    char name[128];
+    for (int fam = 0; fam <= 2; fam += 2)
+        for (int ver = 4; ver <= 11; ver += 7)
+            for (int m = 0; m < 3; m++)
+                for (int aa = 0; aa < 2; aa++) {
+                    if ((aa && ov[m] != DRS_MODE_LINEAR) || (fam == 2 && ver != 4))
+                        continue;
+                    drs_interpolate_attrs a = drs_interpolate_attrs_default(ver);
+                    a.mode = ov[m];
+                    a.antialias = aa;
+                    a.shape_calculation_mode = DRS_SHAPE_SCALES;
+                    snprintf(name, sizeof name, "%s-%d %s aa=%d",
+                             fam == 2 ? "InterpolateBackprop" : "Interpolate", ver,
+                             drs_interp_mode_str(ov[m]), aa);
+                    CHECK(learn_case(fam, &a, NULL, name), "learning from s = 1: %s", name);
+                }
+    static const int opsets[] = {10, 11, 13, 18, 19};
+    for (int k = 0; k < 5; k++)
+        for (int m = 0; m < 2; m++)
+            for (int aa = 0; aa < 2; aa++) {
+                if ((opsets[k] == 10 && m) || (aa && opsets[k] < 18))
+                    continue;
+                drs_resize_attrs a = drs_resize_attrs_default(opsets[k]);
+                a.mode = m ? DRS_MODE_CUBIC : DRS_MODE_LINEAR;
+                a.antialias = aa;
+                snprintf(name, sizeof name, "Resize-%d %s aa=%d", opsets[k],
+                         drs_interp_mode_str(a.mode), aa);
+                CHECK(learn_case(1, NULL, &a, name), "learning from s = 1: %s", name);
+            }
+}
+
+/* drs_ag_project_scales: clamps into the interval of y's shape, leaves values
+ * inside alone, refuses what it cannot project, writes nothing on error. */
+static void test_project_scales(void)
+{
+    drs_tape *t = NULL;
+    OKR(drs_tape_new(&t));
+    const int64_t xs[4] = {1, 1, 5, 7}, s4[1] = {4};
+    drs_var *x, *sv, *y, *y2;
+    OKR(drs_var_new(&x, t, DRS_F64, 4, xs, NULL, 0));
+    const double s0[4] = {1.0, 1.0, 1.7, 0.6};
+    OKR(drs_var_new(&sv, t, DRS_F64, 1, s4, s0, 1));
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_LINEAR;
+    OKR(drs_ag_resize(&y, x, NULL, sv, NULL, &a));
+    double *s = drs_var_value(sv).data;
+    s[0] = 0.5;   /* below [1, 2) */
+    s[1] = 1.25;  /* inside */
+    s[2] = 9.0;   /* above [1.6, 1.8) */
+    s[3] = 0.62;  /* inside [4/7, 5/7) */
+    OKR(drs_ag_project_scales(y));
+    double lo[4], hi[4];
+    const drs_tensor xv = drs_var_value(x);
+    const drs_resize_inputs rin = {NULL, 0, s0, 4, NULL, 0};
+    OKR(drs_resize_scale_range(&a, &xv, &rin, lo, hi, NULL, NULL));
+    CHECK(s[0] == 1.0 && s[1] == 1.25 && s[2] == nextafter(hi[2], 0.0) && s[3] == 0.62 &&
+              hi[2] > 1.79 && hi[2] <= 1.8,
+          "projected (%.17g, %.17g, %.17g, %.17g), hi[2] %.17g", s[0], s[1], s[2], s[3], hi[2]);
+    OKR(drs_ag_resize(&y2, x, NULL, sv, NULL, &a));
+    const drs_tensor a1 = drs_var_value(y), a2 = drs_var_value(y2);
+    CHECK(memcmp(a1.shape, a2.shape, sizeof a1.shape) == 0, "the shape changed after projection");
+    s[2] = NAN;
+    const double keep0 = s[0];
+    s[0] = 7.0;
+    CHECK(drs_ag_project_scales(y) == DRS_ERR_INVALID_ARGUMENT && s[0] == 7.0 &&
+              strstr(drs_last_error(), "scales[2] is NaN"),
+          "NaN: %s", drs_last_error());
+    s[0] = keep0;
+    CHECK(drs_ag_project_scales(x) == DRS_ERR_INVALID_ARGUMENT &&
+              strstr(drs_last_error(), "drs_ag_project_scales"),
+          "a leaf: %s", drs_last_error());
+    CHECK(drs_ag_project_scales(NULL) == DRS_ERR_INVALID_ARGUMENT, "NULL");
+    drs_tape_free(t);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -1260,6 +1454,8 @@ int main(int argc, char **argv)
         {"accumulate/no-grad/rewind", test_accumulate_and_modes},
         {"f32", test_f32},
         {"errors", test_errors},
+        {"learning scales from s = 1", test_learn_from_one},
+        {"project_scales", test_project_scales},
     };
     for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++) {
         int f0 = g_fail;

@@ -772,6 +772,369 @@ static void f32_scales_exact(void)
                 }
 }
 
+
+/* ------------------------------------------------- kinks and size ranges */
+/* The size-preserving interval of entry i (scales, or roi when which == 1;
+ * torch: scale_factor) through the public scale-range calls. */
+static drs_status op_range(opcase *c, int which, int i, double *lo, double *hi)
+{
+    fix_ptrs(c);
+    drs_tensor x = {DRS_F64, c->rank, {0}, (void *)1};
+    memcpy(x.shape, c->shape, sizeof c->shape);
+    double l[16], h[16];
+    drs_status s;
+    if (c->family == 0)
+        s = drs_interpolate_scale_range(&c->ia, &x, &c->ii, l, h);
+    else if (c->family == 1)
+        s = which ? drs_resize_scale_range(&c->ra, &x, &c->ri, NULL, NULL, l, h)
+                  : drs_resize_scale_range(&c->ra, &x, &c->ri, l, h, NULL, NULL);
+    else
+        s = drs_torch_interpolate_scale_range(&c->ta, &x, l, h);
+    *lo = l[i];
+    *hi = h[i];
+    return s;
+}
+
+static double *entry(opcase *c, int which, int i)
+{
+    return c->family == 2 ? &c->ta.scale_factor[i] : which ? &c->roi[i] : &c->scales[i];
+}
+
+/* Same output shape as (r0, os0) with entry i set to t? */
+static int same_at(opcase *c, int which, int i, double t, int r0, const int64_t *os0)
+{
+    double *e = entry(c, which, i);
+    const double keep = *e;
+    *e = t;
+    int r;
+    int64_t os[8];
+    const drs_status s = op_shape(c, &r, os);
+    *e = keep;
+    return s == DRS_OK && r == r0 && memcmp(os, os0, sizeof(int64_t) * (size_t)r) == 0;
+}
+
+/* Brute force: the interval against the op's own infer_shape on a fine grid
+ * of 2001 points over [v - 1, v + 1] and at the exact float64 and float32
+ * neighbours of both ends. */
+static void range_case(opcase *c, int which, int i)
+{
+    int r0;
+    int64_t os0[8];
+    fix_ptrs(c);
+    if (op_shape(c, &r0, os0) != DRS_OK) {
+        printf("FAIL scale range %s: the base call is invalid: %s\n", c->name, drs_last_error());
+        g_fail++;
+        return;
+    }
+    const double v = *entry(c, which, i);
+    double lo, hi;
+    if (op_range(c, which, i, &lo, &hi) != DRS_OK || !(lo <= v && v < hi)) {
+        printf("FAIL scale range %s entry %d = %.17g: [%.17g, %.17g) (%s)\n", c->name, i, v, lo,
+               hi, drs_last_error());
+        g_fail++;
+        return;
+    }
+    int bad = 0;
+    for (int k = -1000; k <= 1000; k++) {
+        const double t = v + (double)k * 1e-3;
+        const int in = t >= lo && t < hi;
+        if (same_at(c, which, i, t, r0, os0) != in)
+            bad++;
+    }
+    if (isfinite(lo)) {
+        bad += !same_at(c, which, i, lo, r0, os0);
+        bad += same_at(c, which, i, nextafter(lo, -INFINITY), r0, os0);
+        bad += same_at(c, which, i, (double)nextafterf((float)lo, -INFINITY), r0, os0) !=
+               ((double)nextafterf((float)lo, -INFINITY) >= lo);
+    }
+    if (isfinite(hi)) {
+        bad += same_at(c, which, i, hi, r0, os0);
+        bad += !same_at(c, which, i, nextafter(hi, -INFINITY), r0, os0);
+        bad += same_at(c, which, i, (double)nextafterf((float)hi, INFINITY), r0, os0);
+    }
+    g_fd++;
+    if (bad) {
+        printf("FAIL scale range %s entry %d = %.17g: [%.17g, %.17g) disagrees with the op's "
+               "shapes at %d probes\n",
+               c->name, i, v, lo, hi, bad);
+        g_fail++;
+    } else if (g_verbose) {
+        printf("  range %s entry %d = %.17g: [%.17g, %.17g)\n", c->name, i, v, lo, hi);
+    }
+}
+
+
+#define CHECK_RANGE_INF(c, lo, hi)                                                             \
+    do {                                                                                       \
+        if (op_range((c), 0, 0, &(lo), &(hi)) != DRS_OK || (lo) != -INFINITY ||                \
+            (hi) != INFINITY) {                                                                \
+            printf("FAIL scale range %s sizes mode: [%g, %g) (%s)\n", (c)->name, (lo), (hi),   \
+                   drs_last_error());                                                          \
+            g_fail++;                                                                          \
+        }                                                                                      \
+        g_fd++;                                                                                \
+    } while (0)
+
+static void scale_ranges(void)
+{
+    static const double vals[] = {0.5, 1.0, 1.25, 1.3, 1.8, 1.9, 2.0, 7.0 / 3.0, 0.333};
+    for (int vi = 0; vi < (int)(sizeof vals / sizeof vals[0]); vi++) {
+        const double v = vals[vi];
+        /* OpenVINO Interpolate-4/11 (float32 (s + 1e-6) rule), with pads and axes */
+        for (int ver = 4; ver <= 11; ver += 7)
+            for (int pads = 0; pads < 2; pads++) {
+                opcase c;
+                memset(&c, 0, sizeof c);
+                c.family = 0;
+                c.ia = drs_interpolate_attrs_default(ver);
+                c.ia.mode = DRS_MODE_LINEAR_ONNX;
+                c.ia.shape_calculation_mode = DRS_SHAPE_SCALES;
+                if (pads) {
+                    c.ia.n_pads_begin = c.ia.n_pads_end = 4;
+                    c.ia.pads_begin[2] = 1;
+                    c.ia.pads_end[3] = 2;
+                }
+                c.rank = 4;
+                c.shape[0] = 1; c.shape[1] = 2; c.shape[2] = 7; c.shape[3] = 3;
+                c.scales[0] = v;
+                c.scales[1] = 1.5;
+                c.axes[0] = 2;
+                c.axes[1] = 3;
+                c.ii.scales = c.scales;
+                c.ii.n_scales = 2;
+                c.ii.axes = c.axes;
+                c.ii.n_axes = 2;
+                snprintf(c.name, sizeof c.name, "Interpolate-%d pads=%d", ver, pads);
+                range_case(&c, 0, 0);
+                range_case(&c, 0, 1);
+                /* sizes mode: the scales do not enter the shape */
+                c.ia.shape_calculation_mode = DRS_SHAPE_SIZES;
+                c.sizes[0] = 5;
+                c.sizes[1] = 4;
+                c.ii.sizes = c.sizes;
+                c.ii.n_sizes = 2;
+                double lo, hi;
+                CHECK_RANGE_INF(&c, lo, hi);
+            }
+        /* ONNX Resize (float64 floor), full rank and the axes attribute */
+        for (int opset = 10; opset <= 19; opset += (opset == 10 ? 3 : 6)) {
+            opcase c;
+            memset(&c, 0, sizeof c);
+            c.family = 1;
+            c.ra = drs_resize_attrs_default(opset);
+            c.ra.mode = DRS_MODE_LINEAR;
+            c.rank = 4;
+            c.shape[0] = 1; c.shape[1] = 3; c.shape[2] = 6; c.shape[3] = 5;
+            c.scales[0] = 1.0; c.scales[1] = v; c.scales[2] = v; c.scales[3] = 1.7;
+            c.ri.scales = c.scales;
+            c.ri.n_scales = 4;
+            snprintf(c.name, sizeof c.name, "Resize-%d", opset);
+            for (int i = 0; i < 4; i++)
+                range_case(&c, 0, i);
+            if (opset >= 18) {
+                c.ra.n_axes = 2;
+                c.ra.axes[0] = -1;
+                c.ra.axes[1] = 1;
+                c.scales[0] = v;
+                c.scales[1] = 0.75;
+                c.ri.n_scales = 2;
+                snprintf(c.name, sizeof c.name, "Resize-%d axes=-1,1", opset);
+                range_case(&c, 0, 0);
+                range_case(&c, 0, 1);
+                /* roi never changes the shape */
+                c.ra.coordinate_transformation_mode = DRS_COORD_TF_CROP_AND_RESIZE;
+                c.roi[0] = 0.1; c.roi[1] = 0.2; c.roi[2] = 0.9; c.roi[3] = 0.7;
+                c.ri.roi = c.roi;
+                c.ri.n_roi = 4;
+                snprintf(c.name, sizeof c.name, "Resize-%d tf_crop_and_resize roi", opset);
+                for (int i = 0; i < 4; i++)
+                    range_case(&c, 1, i);
+            }
+        }
+        /* TorchInterpolate: one broadcast scale factor, and one per axis */
+        for (int n = 1; n <= 2; n++) {
+            opcase c;
+            memset(&c, 0, sizeof c);
+            c.family = 2;
+            c.ta = drs_torch_interpolate_attrs_default();
+            c.ta.mode = DRS_TORCH_BILINEAR;
+            c.ta.n_scale_factor = n;
+            c.ta.scale_factor[0] = v;
+            c.ta.scale_factor[1] = 1.6;
+            c.rank = 4;
+            c.shape[0] = 1; c.shape[1] = 1; c.shape[2] = 9; c.shape[3] = 4;
+            snprintf(c.name, sizeof c.name, "TorchInterpolate scale_factor x%d", n);
+            for (int i = 0; i < n; i++)
+                range_case(&c, 0, i);
+        }
+    }
+}
+
+/* <dy, f(scales)> with entry i at t; NAN when the shape differs. */
+static double side_loss(opcase *c, int which, int i, double t, const double *x, const double *dy,
+                      int r0, const int64_t *os0)
+{
+    if (!same_at(c, which, i, t, r0, os0))
+        return NAN;
+    double *e = entry(c, which, i);
+    const double keep = *e;
+    *e = t;
+    drs_tensor X = {DRS_F64, c->rank, {0}, (void *)x};
+    memcpy(X.shape, c->shape, sizeof c->shape);
+    const int64_t n = numel(r0, os0);
+    double *y = malloc(sizeof(double) * (size_t)n);
+    drs_tensor Y = {DRS_F64, r0, {0}, y};
+    memcpy(Y.shape, os0, sizeof(int64_t) * (size_t)r0);
+    const drs_status s = op_fwd(c, &Y, &X);
+    *e = keep;
+    const double l = s == DRS_OK ? dot(y, dy, n) : NAN;
+    free(y);
+    return l;
+}
+
+/* The kink rule against float64 second-order one-sided differences of the
+ * forward: at the low end of the size interval the right derivative in the
+ * parameter (the left side changes the size); elsewhere on a kink one of the
+ * two one-sided derivatives.  want_side: +1 right, 0 either. */
+static void kink_case(opcase *c, int which, int i, int want_side, double h)
+{
+    int r0;
+    int64_t os0[8];
+    fix_ptrs(c);
+    if (op_shape(c, &r0, os0) != DRS_OK) {
+        printf("FAIL kink %s: invalid: %s\n", c->name, drs_last_error());
+        g_fail++;
+        return;
+    }
+    const int64_t nx = numel(c->rank, c->shape), ny = numel(r0, os0);
+    double *x = malloc(sizeof(double) * (size_t)(nx + ny));
+    double *dy = x + nx;
+    for (int64_t k = 0; k < nx; k++)
+        x[k] = urand();
+    for (int64_t k = 0; k < ny; k++)
+        dy[k] = urand();
+    double g[16] = {0};
+    drs_tensor X = {DRS_F64, c->rank, {0}, x};
+    memcpy(X.shape, c->shape, sizeof c->shape);
+    drs_tensor DY = {DRS_F64, r0, {0}, dy};
+    memcpy(DY.shape, os0, sizeof(int64_t) * (size_t)r0);
+    const drs_status s = op_bwd(c, NULL, which ? NULL : g, which ? g : NULL, &DY, &X,
+                                DRS_GRAD_OVERWRITE);
+    const double v = *entry(c, which, i);
+    const double l0 = side_loss(c, which, i, v, x, dy, r0, os0);
+    const double r = (-3.0 * l0 + 4.0 * side_loss(c, which, i, v + h, x, dy, r0, os0) -
+                      side_loss(c, which, i, v + 2 * h, x, dy, r0, os0)) / (2 * h);
+    const double l = (3.0 * l0 - 4.0 * side_loss(c, which, i, v - h, x, dy, r0, os0) +
+                      side_loss(c, which, i, v - 2 * h, x, dy, r0, os0)) / (2 * h);
+    const double tol_r = 1e-6 + 1e-5 * fabs(r), tol_l = 1e-6 + 1e-5 * fabs(l);
+    const int ok_r = (fabs(g[i] - r) <= tol_r), ok_l = (fabs(g[i] - l) <= tol_l);
+    g_fd++;
+    if (s != DRS_OK || (want_side > 0 ? !ok_r : !(ok_r || ok_l))) {
+        printf("FAIL kink %s %s[%d] = %.17g: analytic %.12g, right %.12g, left %.12g (%s)\n",
+               c->name, which ? "roi" : "scales", i, v, g[i], r, l,
+               s ? drs_last_error() : "want the right side");
+        g_fail++;
+    } else if (g_verbose) {
+        printf("  kink %s %s[%d]: analytic %.12g right %.12g left %.12g\n", c->name,
+               which ? "roi" : "scales", i, g[i], r, l);
+    }
+    free(x);
+}
+
+static void kink_rule(void)
+{
+    /* Resize: s = 1 on an unresized axis (c = o on every output) and s = 2
+     * with asymmetric (c = o/2): the low ends of their size intervals */
+    static const drs_interp_mode modes[] = {DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    static const drs_coord_mode cms[] = {DRS_COORD_HALF_PIXEL, DRS_COORD_ASYMMETRIC,
+                                         DRS_COORD_PYTORCH_HALF_PIXEL, DRS_COORD_ALIGN_CORNERS,
+                                         DRS_COORD_HALF_PIXEL_SYMMETRIC};
+    for (int m = 0; m < 2; m++)
+        for (int k = 0; k < 5; k++)
+            for (int aa = 0; aa < 2; aa++) {
+                opcase c;
+                memset(&c, 0, sizeof c);
+                c.family = 1;
+                c.ra = drs_resize_attrs_default(19);
+                c.ra.mode = modes[m];
+                c.ra.coordinate_transformation_mode = cms[k];
+                c.ra.antialias = aa;
+                c.rank = 4;
+                c.shape[0] = 1; c.shape[1] = 3; c.shape[2] = 4; c.shape[3] = 5;
+                c.scales[0] = 1.0; c.scales[1] = 1.0; c.scales[2] = 1.9; c.scales[3] = 2.0;
+                c.ri.scales = c.scales;
+                c.ri.n_scales = 4;
+                snprintf(c.name, sizeof c.name, "Resize-19 %s %s aa=%d",
+                         drs_interp_mode_str(modes[m]), drs_coord_mode_str(cms[k]), aa);
+                kink_case(&c, 0, 1, +1, 1e-6);
+                kink_case(&c, 0, 3, +1, 1e-6);
+                kink_case(&c, 0, 2, 0, 1e-6);
+                /* s = 1.8 on L = 4: c(4) = 2 (both sides keep the size) */
+                c.scales[2] = 1.8;
+                kink_case(&c, 0, 2, 0, 1e-6);
+            }
+    /* the case: Resize-19 linear half_pixel, X (1,3,4,5), scales [1,1,1.9,2.1] */
+    {
+        opcase c;
+        memset(&c, 0, sizeof c);
+        c.family = 1;
+        c.ra = drs_resize_attrs_default(19);
+        c.ra.mode = DRS_MODE_LINEAR;
+        c.rank = 4;
+        c.shape[0] = 1; c.shape[1] = 3; c.shape[2] = 4; c.shape[3] = 5;
+        c.scales[0] = 1.0; c.scales[1] = 1.0; c.scales[2] = 1.9; c.scales[3] = 2.1;
+        c.ri.scales = c.scales;
+        c.ri.n_scales = 4;
+        snprintf(c.name, sizeof c.name, "Resize-19 linear half_pixel [1,1,1.9,2.1]");
+        kink_case(&c, 0, 1, +1, 1e-6);
+        /* tf_crop_and_resize: roi putting the last coordinate of axis 1 exactly on
+         * L - 1 (c = 0.75 o + 0.5 on L = 3), then the first on 0 (c = 0.8 o):
+         * beyond them the op extrapolates, the derivative is the inside one */
+        c.ra.coordinate_transformation_mode = DRS_COORD_TF_CROP_AND_RESIZE;
+        c.roi[0] = 0; c.roi[1] = 0.25; c.roi[2] = 0; c.roi[3] = 0;
+        c.roi[4] = 1; c.roi[5] = 1; c.roi[6] = 1; c.roi[7] = 1;
+        c.ri.roi = c.roi;
+        c.ri.n_roi = 8;
+        kink_case(&c, 1, 1, 0, 1e-6);
+        kink_case(&c, 1, 5, 0, 1e-6);
+        c.roi[1] = 0.0;
+        c.roi[5] = 0.8;
+        kink_case(&c, 1, 1, 0, 1e-6);
+        kink_case(&c, 1, 5, 0, 1e-6);
+    }
+    /* OpenVINO Interpolate-4/11 and InterpolateBackprop-4 (same backward):
+     * the low end of the float32 size rule's interval, and an interior kink */
+    static const drs_interp_mode ov[] = {DRS_MODE_LINEAR, DRS_MODE_LINEAR_ONNX, DRS_MODE_CUBIC};
+    for (int m = 0; m < 3; m++)
+        for (int ver = 4; ver <= 11; ver += 7)
+            for (int aa = 0; aa < 2; aa++) {
+                opcase c;
+                memset(&c, 0, sizeof c);
+                c.family = 0;
+                c.ia = drs_interpolate_attrs_default(ver);
+                c.ia.mode = ov[m];
+                c.ia.antialias = aa && ov[m] == DRS_MODE_LINEAR;
+                c.ia.shape_calculation_mode = DRS_SHAPE_SCALES;
+                c.ia.coordinate_transformation_mode = DRS_COORD_ASYMMETRIC;
+                c.rank = 4;
+                c.shape[0] = 1; c.shape[1] = 2; c.shape[2] = 4; c.shape[3] = 5;
+                c.scales[0] = 2.0; c.scales[1] = 0.8;
+                c.axes[0] = 2; c.axes[1] = 3;
+                c.ii.scales = c.scales;
+                c.ii.n_scales = 2;
+                c.ii.axes = c.axes;
+                c.ii.n_axes = 2;
+                double lo, hi;
+                op_range(&c, 0, 0, &lo, &hi);
+                c.scales[0] = lo; /* 8 outputs from the smallest scale that gives 8 */
+                snprintf(c.name, sizeof c.name, "Interpolate-%d %s aa=%d asymmetric s=lo", ver,
+                         drs_interp_mode_str(ov[m]), c.ia.antialias);
+                /* c = o/s lies within ~1e-6 of an integer there: a smaller step */
+                kink_case(&c, 0, 0, +1, 1e-9);
+                kink_case(&c, 0, 1, 0, 1e-6);
+            }
+}
+
 int main(void)
 {
     g_verbose = getenv("DRS_TEST_VERBOSE") != NULL;
@@ -782,6 +1145,8 @@ int main(void)
     sweep_torch();
     errors_and_modes();
     f32_scales_exact();
+    scale_ranges();
+    kink_rule();
     printf("test_backward: %d adjoint cases, %d finite-difference checks (scales/roi), "
            "%d exact-zero checks, %d error/mode checks, %d thread checks; %d failed\n",
            g_adj, g_fd, g_zero, g_err, g_thr, g_fail);

@@ -274,10 +274,12 @@ def backward():
     base = ["run", "Resize-10", "--attr", "mode=linear", "--in", f"X={x}", "--in", f"scales={sc}",
             "--backward", "--in", f"output_delta={dy}"]
     ok("Resize-10 --backward X_delta", base + ["--out", f"X_delta={dx}"], dx, [2.0, 13.0], "float64")
-    # scales_delta: c = o/s, y_o = x0 + c (x1 - x0) for c < 1: dy/ds = -(o/s^2) * 2 for o = 1
-    # (o = 2, 3 are clamped): -0.25 * 2 * dy1 = -1
+    # scales_delta: c = o/s, y_o = x0 + c (x1 - x0) for c < 1: dy/ds = -(o/s^2) * 2.  s = 2 is
+    # the low end of the scales keeping 4 outputs (floor(2 s) = 4 for s in [2, 2.5)), so the
+    # derivative is the one for s > 2 (the kink rule): there o = 2 has c = 2/s < 1 too, o = 3
+    # is clamped: -0.25 * 2 * dy1 - 0.5 * 2 * dy2 = -1 - 4 = -5
     ds = path("bds.npy")
-    ok("Resize-10 --backward scales_delta", base + ["--out", f"scales_delta={ds}"], ds, [-1.0], "float32")
+    ok("Resize-10 --backward scales_delta", base + ["--out", f"scales_delta={ds}"], ds, [-5.0], "float32")
     # InterpolateBackprop-4 (seed port names), nearest: scatter [1, 2, 4, 8] onto [0, 0, 1, 1]
     d = save("bd.npy", np.array([[1, 3]], np.float32))
     dy2 = save("bdy2.npy", np.array([[1, 2, 4, 8]], np.float32))
@@ -343,6 +345,100 @@ def grid_sample():
         "outputs: data_delta, grid_delta", 2)
 
 
+def parse_ranges(so):
+    """{"scales[1]": (value, lo, hi), ...} from scale-range's output."""
+    out = {}
+    for line in so.splitlines()[1:]:
+        name, rest = line.split(" = ", 1)
+        v, iv = rest.split(": ", 1)
+        lo, hi = iv.strip("[)").split(", ")
+        out[name] = (float(v), float(lo), float(hi))
+    return out
+
+
+def check_ends(what, size_of, v, lo, hi):
+    """[lo, hi) against an independent size rule at the exact neighbours of its ends."""
+    O = size_of(v)
+    check(lo <= v < hi, f"{what}: {v} not in [{lo}, {hi})")
+    check(size_of(lo) == O and size_of(np.nextafter(lo, -np.inf)) != O,
+          f"{what}: lo {lo!r} is not the first value giving {O}")
+    check(size_of(np.nextafter(hi, -np.inf)) == O and size_of(hi) != O,
+          f"{what}: hi {hi!r} is not the first value past {O}")
+
+
+def scale_range_cli():
+    x = save("sr_x.npy", np.zeros((1, 3, 4, 5)))
+    sc = save("sr_sc.npy", np.array([1, 1, 1.9, 2.1]))
+    rc, so, se = run(["scale-range", "Resize-19", "--attr", "mode=linear", "--in", f"X={x}",
+                      "--in", f"scales={sc}"])
+    check(rc == 0 and so.startswith("Resize-19 output shape 1x3x7x10"), f"scale-range Resize: {rc} {so} {se}")
+    r = parse_ranges(so) if rc == 0 else {}
+    L = [1, 3, 4, 5]
+    for i in range(4):  # ONNX: floor(L * s) in float64
+        v, lo, hi = r.get(f"scales[{i}]", (1.0, 0.0, 0.0))
+        check_ends(f"Resize-19 scales[{i}]", lambda t, i=i: np.floor(L[i] * np.float64(t)), v, lo, hi)
+    check(r.get("scales[1]", (0, 0, 0))[1] == 1.0, "Resize-19: s = 1 must be the low end on L = 3")
+    print("ok   scale-range Resize-19 (float64 floor rule)")
+    # OpenVINO: int64(float(L_padded) * (float(s) + 1e-6f)) in float32, with pads
+    sc2 = save("sr_sc2.npy", np.array([1.3, 0.8]))
+    ax = save("sr_ax.npy", np.array([2, 3], dtype=np.int64))
+    rc, so, se = run(["scale-range", "Interpolate-4", "--attr", "mode=linear",
+                      "--attr", "shape_calculation_mode=scales", "--attr", "pads_begin=0,0,1,0",
+                      "--in", f"data={x}", "--in", f"scales={sc2}", "--in", f"axes={ax}"])
+    check(rc == 0, f"scale-range Interpolate-4: {rc} {se}")
+    r = parse_ranges(so) if rc == 0 else {}
+    f32 = np.float32
+    for i, Lp in ((0, 5), (1, 5)):
+        v, lo, hi = r.get(f"scales[{i}]", (1.0, 0.0, 0.0))
+        check_ends(f"Interpolate-4 scales[{i}]",
+                   lambda t, Lp=Lp: int(f32(Lp) * (f32(t) + f32(1e-6))), v, lo, hi)
+    print("ok   scale-range Interpolate-4 (float32 s + 1e-6 rule, pads)")
+    rc, so, se = run(["scale-range", "TorchInterpolate", "--attr", "mode=bilinear",
+                      "--attr", "scale_factor=1.5,0.7", "--in", f"input={x}"])
+    r = parse_ranges(so) if rc == 0 else {}
+    for i, Ls in ((0, 4), (1, 5)):
+        v, lo, hi = r.get(f"scale_factor[{i}]", (1.0, 0.0, 0.0))
+        check_ends(f"TorchInterpolate scale_factor[{i}]", lambda t, Ls=Ls: np.floor(Ls * t), v, lo, hi)
+    print("ok   scale-range TorchInterpolate")
+    bad("scale-range GridSample", ["scale-range", "GridSample-9", "--in", f"data={x}"], None,
+        "has no scales", 2)
+    bad("scale-range --out", ["scale-range", "Resize-19", "--in", f"X={x}", "--out", "Y=y.npy"],
+        None, "unknown option '--out'", 2)
+    neg = save("sr_neg.npy", np.array([1, -1, 1.9, 2.1]))
+    bad("scale-range invalid call", ["scale-range", "Resize-19", "--in", f"X={x}",
+                                     "--in", f"scales={neg}"], None, "scales[1]", 1)
+
+
+def gradcheck_cli():
+    base = ["gradcheck", "Resize-19", "--attr", "mode=linear", "--in", "scales=1,1,1.9,2.1",
+            "--shape", "1,3,4,5"]
+    rc, so, se = run(base)
+    check(rc == 0 and "\nPASS" in so and "one-sided" in so and "worst scales[" in so,
+          f"gradcheck one case: {rc} {so} {se}")
+    print("ok   gradcheck Resize-19 one case")
+    rc, so, se = run(["gradcheck", "Resize-19", "--attr", "mode=linear", "--in",
+                      "scales=1,-1,1.9,2.1", "--shape", "1,3,4,5"])
+    check(rc == 1 and "FAIL" in so and "scales[1]" in so, f"gradcheck rejected call: {rc} {so} {se}")
+    rc, so, se = run(["gradcheck", "Resize-19", "--attr", "modee=linear", "--shape", "1,3,4,5"])
+    check(rc == 2 and "modee" in se, f"gradcheck unknown attribute: {rc} {se}")
+    # the sweep's --json: every case, and each reproduce line reruns its case
+    js = path("gc.json")
+    rc, so, se = run(["gradcheck", "--quick", "--op", "Resize-10", "--json", js])
+    check(rc == 0 and os.path.exists(js), f"gradcheck --json: {rc} {se}")
+    if rc == 0:
+        import json
+        with open(js) as f:
+            cases = json.load(f)["cases"]
+        ran = [c for c in cases if c["state"] in ("pass", "fail")]
+        check(len(cases) == 256 and len(ran) == 8 and all(c["state"] == "pass" for c in ran),
+              f"gradcheck --json: {len(cases)} cases, {len(ran)} run")
+        for c in ran[:2]:
+            args = c["reproduce"].split()[1:]
+            rc2, so2, se2 = run(args)
+            check(rc2 == 0 and "\nPASS" in so2, f"reproduce {c['reproduce']}: {rc2} {so2} {se2}")
+        print("ok   gradcheck --json and reproduce lines")
+
+
 def main():
     global CLI, TMP
     if len(sys.argv) != 2:
@@ -355,6 +451,8 @@ def main():
         errors()
         backward()
         grid_sample()
+        scale_range_cli()
+        gradcheck_cli()
     if failures:
         print(f"test_cli: {len(failures)} failure(s)")
         return 1

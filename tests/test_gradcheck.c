@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 
@@ -458,12 +459,139 @@ static void test_ops(void)
     }
 }
 
+/* ------------------------------------------------------ kinks (DRS_GC_KINK) */
+/* y = |x0 - 0.25| + 2 x0 (a corner at x0 = 0.25) and y1 = x0 * x1; the forward
+ * refuses x0 < lo_ok (like an op whose output size would change there).  The
+ * backward returns the slope `side` (+1 right, -1 left, 0 the mean) at the
+ * corner. */
+typedef struct kinkfn {
+    double lo_ok;
+    int side;
+} kinkfn;
+
+static int kink_forward(void *ctx, double *const *x, double *y)
+{
+    const kinkfn *k = ctx;
+    if (x[0][0] < k->lo_ok)
+        return 7;
+    y[0] = fabs(x[0][0] - 0.25) + 2.0 * x[0][0];
+    y[1] = x[0][0] * x[1][0];
+    return 0;
+}
+
+static int kink_backward(void *ctx, double *const *x, const double *dy, double *const *g)
+{
+    const kinkfn *k = ctx;
+    const double d = x[0][0] - 0.25;
+    const double slope = d > 0 ? 1.0 : d < 0 ? -1.0 : (k->side > 0 ? 1.0 : k->side < 0 ? -1.0 : 0.0);
+    if (g[0])
+        g[0][0] = (slope + 2.0) * dy[0] + x[1][0] * dy[1];
+    if (g[1])
+        g[1][0] = x[0][0] * dy[1];
+    return 0;
+}
+
+static const char *kink_error(void *ctx)
+{
+    (void)ctx;
+    return "the output size would change";
+}
+
+static void test_kink(void)
+{
+    double a = 0.25, b = 0.7;
+    kinkfn k = {-1.0, +1};
+    drs_gc_fn f;
+    memset(&f, 0, sizeof f);
+    f.n_inputs = 2;
+    f.in[0] = (drs_gc_input){"a", &a, 1, DRS_GC_KINK, NULL, 0};
+    f.in[1] = (drs_gc_input){"b", &b, 1, DRS_GC_CHECK, NULL, 0};
+    f.n_out = 2;
+    f.forward = kink_forward;
+    f.backward = kink_backward;
+    f.error = kink_error;
+    f.ctx = &k;
+    for (int fast = 0; fast < 2; fast++) {
+        for (int side = -1; side <= 1; side += 2) { /* either one-sided derivative passes */
+            k.side = side;
+            drs_gc_report r = run(&f, fast);
+            CHECK(r.passed && r.n_kink == 1 && r.n_kink_one_side == 0 &&
+                      (side > 0 ? r.n_kink_right : r.n_kink_left) > 0,
+                  "kink side %d (fast=%d): %s (right %lld left %lld)", side, fast, r.message,
+                  (long long)r.n_kink_right, (long long)r.n_kink_left);
+        }
+        k.side = 0; /* the mean of the two sides is neither */
+        drs_gc_report r = run(&f, fast);
+        CHECK(!r.passed && (r.failures & DRS_GC_F_MISMATCH), "kink mean passed (fast=%d)", fast);
+        /* only the right side is defined: the left derivative must fail */
+        k.lo_ok = 0.25;
+        k.side = -1;
+        r = run(&f, fast);
+        CHECK(!r.passed && r.n_kink_one_side == 1, "left slope with only the right side (fast=%d)",
+              fast);
+        k.side = +1;
+        r = run(&f, fast);
+        CHECK(r.passed && r.n_kink_one_side == 1, "right slope, right side only (fast=%d): %s",
+              fast, r.message);
+        /* the same point checked by central differences fails (the forward refuses
+         * a - eps): the report names the element and carries the callback's reason */
+        f.in[0].kind = DRS_GC_CHECK;
+        r = run(&f, fast);
+        CHECK(!r.passed && (r.failures & DRS_GC_F_CALLBACK) && r.fail_input == 0 &&
+                  r.fail_index == (fast ? -1 : 0) &&
+                  !strcmp(r.error, "the output size would change") &&
+                  strstr(r.message, "the output size would change") &&
+                  strstr(r.message, fast ? "a moved along" : "a[0] = "),
+              "callback failure report (fast=%d): '%s' input %d index %lld error '%s'", fast,
+              r.message, r.fail_input, (long long)r.fail_index, r.error);
+        f.in[0].kind = DRS_GC_KINK;
+        k.lo_ok = -1.0;
+    }
+}
+
+/* A dresample op whose fixed scale sits at the low end of its size interval
+ * (s = 1 on an unresized axis, Resize-19 linear) is checked one-sided and
+ * passes; a perturbed-size failure reports the library's message. */
+static void test_op_kinks(void)
+{
+    drs_gc_op op = drs_gc_op_init(DRS_GC_RESIZE, 19);
+    op.resize.mode = DRS_MODE_LINEAR;
+    op.rank = 4;
+    const int64_t sh[4] = {1, 3, 4, 5};
+    memcpy(op.shape, sh, sizeof sh);
+    const double sc[4] = {1.0, 1.0, 1.9, 2.1};
+    op.n_scales = 4;
+    memcpy(op.scales, sc, sizeof sc);
+    for (int i = 0; i < 4; i++)
+        op.scale_fixed[i] = 1;
+    drs_gc_case c;
+    drs_gc_avoid av;
+    memset(&av, 0, sizeof av);
+    CHECK(drs_gc_case_prepare(&c, &op, 3, &av) == DRS_OK, "prepare: %s", drs_last_error());
+    const unsigned char *k = c.fn.in[c.idx_scales].elem_kind;
+    CHECK(k[1] == DRS_GC_KINK && av.unchecked == 0, "scales[1] = 1 on L = 3: kind %d", k[1]);
+    drs_gc_report r = run(&c.fn, 0);
+    CHECK(r.passed && r.n_kink >= 1 && r.n_kink_one_side >= 1 && r.n_kink_right > 0,
+          "Resize-19 s = 1 one-sided: %s", r.message);
+    /* the kinds marked as ordinary differences fail there, with the library's reason */
+    unsigned char *km = (unsigned char *)(uintptr_t)k;
+    km[1] = DRS_GC_CHECK;
+    r = run(&c.fn, 0);
+    CHECK(!r.passed && r.fail_input == c.idx_scales && r.fail_index == 1 &&
+              strstr(r.message, "scales[1] = ") && strstr(r.error, "output shape changed"),
+          "size step report: '%s' / '%s'", r.message, r.error);
+    drs_gc_case_free(&c);
+}
+
+
 int main(void)
 {
     drs_set_num_threads(2);
     test_hand();
     test_step();
     test_ops();
+    test_kink();
+    test_op_kinks();
     printf("test_gradcheck: %d expectations, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }

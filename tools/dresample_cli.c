@@ -799,6 +799,7 @@ static void print_usage(FILE *f)
     fprintf(f,
             "usage: dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
             "                        [--out PORT=FILE.npy]... [--threads N] [--backward]\n"
+            "       dresample scale-range OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...\n"
             "       dresample --help | --version\n"
             "\n"
             "Lists are comma-separated (axes=2,3); booleans are 0/1/true/false.\n"
@@ -968,6 +969,147 @@ static int cmd_run(invocation *v, int argc, char **argv)
     return 0;
 }
 
+/* `dresample scale-range OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...`
+ * (the syntax of run, no outputs): per scale entry (and roi entry of Resize,
+ * scale_factor entry of TorchInterpolate) the half-open interval of values
+ * that keep the call's output shape (drs_*_scale_range), one line each. */
+static int cmd_scale_range(invocation *v, int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-')
+        return fail(EXIT_USAGE, "scale-range: missing OP (see dresample --help)");
+    for (int i = 0; i < NOPS; i++)
+        if (strcmp(argv[0], ops[i].name) == 0)
+            v->op = &ops[i];
+    if (!v->op)
+        return fail(EXIT_USAGE, "unknown op '%s' (see dresample --help)", argv[0]);
+    int rc;
+    for (int i = 1; i < argc; i += 2) {
+        char *arg = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--attr") == 0)
+            rc = add_kv(v->attr, &v->nattr, argv[i], arg, "attribute");
+        else if (strcmp(argv[i], "--in") == 0)
+            rc = add_kv(v->in, &v->nin, argv[i], arg, "input");
+        else
+            return fail(EXIT_USAGE, "scale-range: unknown option '%s' (see dresample --help)",
+                        argv[i]);
+        if (rc)
+            return rc;
+    }
+    const op_def *op = v->op;
+    const int nattrs = (int)(sizeof op->attrs / sizeof op->attrs[0]);
+    for (int i = 0; i < v->nattr; i++)
+        if (!name_in(v->attr[i].name, op->attrs, nattrs))
+            return fail(EXIT_USAGE, "%s has no attribute '%s'", op->name, v->attr[i].name);
+    for (int i = 0; i < v->nin; i++)
+        if (port_index(op, v->in[i].name) < 0)
+            return fail(EXIT_USAGE, "%s has no input port '%s'", op->name, v->in[i].name);
+    double lo[2 * DRS_MAX_RANK], hi[2 * DRS_MAX_RANK], val[2 * DRS_MAX_RANK];
+    const char *name[2 * DRS_MAX_RANK];
+    int n = 0, rank = 0;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status s = DRS_OK;
+    if (op->family == FAM_INTERPOLATE || op->family == FAM_BACKPROP) {
+        drs_interpolate_attrs a;
+        drs_interpolate_inputs in;
+        int64_t axes[DRS_MAX_RANK];
+        /* InterpolateBackprop-4 sizes its output like Interpolate-4 */
+        if ((rc = setup_interpolate(v, &a, &in, axes)))
+            return rc;
+        const drs_tensor *x = data_tensor(v);
+        if ((s = drs_interpolate_infer_shape(&a, x, &in, &rank, shape)) ||
+            (s = drs_interpolate_scale_range(&a, x, &in, lo, hi)))
+            return fail_lib(s);
+        for (int i = 0; in.scales && i < in.n_scales; i++, n++) {
+            name[n] = op->version == 11 ? "scales_or_sizes" : "scales";
+            val[n] = in.scales[i];
+        }
+    } else if (op->family == FAM_RESIZE) {
+        drs_resize_attrs a = drs_resize_attrs_default(op->version);
+        int mode = (int)a.mode, cm = (int)a.coordinate_transformation_mode,
+            nm = (int)a.nearest_mode, kp = (int)a.keep_aspect_ratio_policy;
+        if ((rc = attr_enum(v, "mode", drs_interp_mode_from_str, &mode)) ||
+            (rc = attr_enum(v, "coordinate_transformation_mode", drs_coord_mode_from_str, &cm)) ||
+            (rc = attr_enum(v, "nearest_mode", drs_nearest_mode_from_str, &nm)) ||
+            (rc = attr_enum(v, "keep_aspect_ratio_policy", drs_aspect_policy_from_str, &kp)) ||
+            (rc = attr_f64(v, "cubic_coeff_a", &a.cubic_coeff_a)) ||
+            (rc = attr_f64(v, "extrapolation_value", &a.extrapolation_value)) ||
+            (rc = attr_bool(v, "exclude_outside", &a.exclude_outside)) ||
+            (rc = attr_bool(v, "antialias", &a.antialias)) ||
+            (rc = attr_list(v, "axes", 1, a.axes, NULL, DRS_MAX_RANK, &a.n_axes)) ||
+            (rc = load_inputs(v, -1)))
+            return rc;
+        a.mode = (drs_interp_mode)mode;
+        a.coordinate_transformation_mode = (drs_coord_mode)cm;
+        a.nearest_mode = (drs_nearest_mode)nm;
+        a.keep_aspect_ratio_policy = (drs_aspect_policy)kp;
+        drs_resize_inputs in = {0};
+        const input *p;
+        if ((p = port(v, "roi"))) {
+            in.roi = p->dbls;
+            in.n_roi = p->n;
+        }
+        if ((p = port(v, "scales"))) {
+            in.scales = p->dbls;
+            in.n_scales = p->n;
+        }
+        if ((p = port(v, "sizes"))) {
+            in.sizes = p->ints;
+            in.n_sizes = p->n;
+        }
+        const drs_tensor *x = data_tensor(v);
+        const int ns = in.scales ? in.n_scales : 0;
+        if ((s = drs_resize_infer_shape(&a, x, &in, &rank, shape)) ||
+            (s = drs_resize_scale_range(&a, x, &in, lo, hi, lo + ns, hi + ns)))
+            return fail_lib(s);
+        for (int i = 0; i < ns; i++, n++) {
+            name[n] = "scales";
+            val[n] = in.scales[i];
+        }
+        for (int i = 0; in.roi && i < in.n_roi; i++, n++) {
+            name[n] = "roi";
+            val[n] = in.roi[i];
+        }
+    } else if (op->family == FAM_TORCH) {
+        drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+        int mode = (int)a.mode, n_size = 0, n_sf = 0;
+        int64_t size[DRS_MAX_RANK];
+        double sf[DRS_MAX_RANK];
+        if ((rc = attr_enum(v, "mode", drs_torch_mode_from_str, &mode)) ||
+            (rc = attr_bool(v, "align_corners", &a.align_corners)) ||
+            (rc = attr_bool(v, "antialias", &a.antialias)) ||
+            (rc = attr_bool(v, "recompute_scale_factor", &a.recompute_scale_factor)) ||
+            (rc = attr_list(v, "size", 1, size, NULL, 3, &n_size)) ||
+            (rc = attr_list(v, "scale_factor", 0, NULL, sf, 3, &n_sf)) ||
+            (rc = load_inputs(v, -1)))
+            return rc;
+        a.mode = (drs_torch_mode)mode;
+        a.n_size = n_size;
+        memcpy(a.size, size, sizeof(int64_t) * (size_t)n_size);
+        a.n_scale_factor = n_sf;
+        memcpy(a.scale_factor, sf, sizeof(double) * (size_t)n_sf);
+        const drs_tensor *x = data_tensor(v);
+        if ((s = drs_torch_interpolate_infer_shape(&a, x, &rank, shape)) ||
+            (s = drs_torch_interpolate_scale_range(&a, x, lo, hi)))
+            return fail_lib(s);
+        for (int i = 0; i < n_sf; i++, n++) {
+            name[n] = "scale_factor";
+            val[n] = sf[i];
+        }
+    } else {
+        return fail(EXIT_USAGE, "%s has no scales: scale-range is for Interpolate, "
+                    "InterpolateBackprop, Resize and TorchInterpolate", op->name);
+    }
+    printf("%s output shape", op->name);
+    for (int i = 0; i < rank; i++)
+        printf("%s%lld", i ? "x" : " ", (long long)shape[i]);
+    printf("; the values of each entry (the others held) that keep it, [lo, hi):\n");
+    for (int i = 0, k = 0; i < n; i++) {
+        k = (i > 0 && strcmp(name[i], name[i - 1]) == 0) ? k + 1 : 0;
+        printf("%s[%d] = %.17g: [%.17g, %.17g)\n", name[i], k, val[i], lo[i], hi[i]);
+    }
+    return 0;
+}
+
 static void invocation_free(invocation *v)
 {
     for (int i = 0; i < MAX_PORTS; i++) {
@@ -1002,12 +1144,12 @@ int main(int argc, char **argv)
         return fail(EXIT_USAGE, "gradcheck is not built into this binary");
 #endif
     }
-    if (strcmp(cmd, "run") != 0)
+    if (strcmp(cmd, "run") != 0 && strcmp(cmd, "scale-range") != 0)
         return fail(EXIT_USAGE, "unknown command '%s' (see dresample --help)", cmd);
     invocation *v = calloc(1, sizeof *v);
     if (!v)
         return fail(EXIT_ERR, "out of memory");
-    int rc = cmd_run(v, argc - 2, argv + 2);
+    int rc = cmd[0] == 's' ? cmd_scale_range(v, argc - 2, argv + 2) : cmd_run(v, argc - 2, argv + 2);
     invocation_free(v);
     free(v);
     return rc;

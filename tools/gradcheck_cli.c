@@ -411,6 +411,8 @@ typedef struct result {
     int grad[4]; /* data, scales, roi, grid: -1 absent, else drs_gc_kind summary */
     double worst_ratio, worst_abs;
     drs_gc_avoid avoid;
+    uint64_t case_seed; /* the seed of the case (its reproduce line's --seed) */
+    int64_t n_kink;     /* values compared with one-sided differences */
     char *msg; /* failures only */
 } result;
 
@@ -446,6 +448,8 @@ static void run_one(const combo *cb, result *res, uint64_t seed, int fast)
     drs_gc_op_describe(&cb->op, desc, sizeof desc);
     drs_gc_case c;
     memset(res, 0, sizeof *res);
+    res->sampled = cb->op;
+    res->case_seed = seed ^ fnv1a(desc);
     drs_status st = drs_gc_case_prepare(&c, &cb->op, seed ^ fnv1a(desc), &res->avoid);
     if (st) { /* validated before: the sampled parameters made it invalid */
         res->state = R_FAIL;
@@ -459,6 +463,7 @@ static void run_one(const combo *cb, result *res, uint64_t seed, int fast)
     drs_gc_report rep;
     st = drs_gradcheck(&c.fn, &o, &rep);
     res->sampled = c.op;
+    res->n_kink = rep.n_kink;
     res->grad[0] = c.grad_data;
     res->grad[1] = c.grad_scales;
     res->grad[2] = c.grad_roi;
@@ -471,8 +476,8 @@ static void run_one(const combo *cb, result *res, uint64_t seed, int fast)
         drs_gc_op_describe(&c.op, full, sizeof full); /* with the sampled scales/roi */
         res->state = R_FAIL;
         const drs_gc_entry *w = &rep.worst;
-        res->msg = dupf("%s\n    %s%s%s\n    worst: %s[%lld] output %lld: analytic %.12g numeric %.12g",
-                        full, rep.message, c.error[0] ? "; library: " : "", c.error,
+        res->msg = dupf("%s\n    %s\n    worst: %s[%lld] output %lld: analytic %.12g numeric %.12g",
+                        full, rep.message,
                         w->input >= 0 ? c.fn.in[w->input].name : "-", (long long)w->index,
                         (long long)w->out_index, w->analytic, w->numeric);
         res->worst_ratio = rep.max_err_ratio;
@@ -501,14 +506,719 @@ static int pick_cmp(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-#define GC_USAGE "dresample gradcheck [--op OP] [--quick] [--fast] [--verbose] [--seed N]"
+#define GC_USAGE                                                                             \
+    "dresample gradcheck [--op OP] [--quick] [--fast] [--verbose] [--seed N] "                \
+    "[--max-failures N] [--json FILE] | dresample gradcheck OP [--attr NAME=VALUE]... "        \
+    "[--in PORT=FILE.npy|v1,v2,...]... [--shape d0,d1,...] [--grid-shape ...] [--seed N] "    \
+    "[--fast]"
 
-static int usage(const char *fmt, const char *arg)
+static int usage(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static int usage(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "dresample: error: ");
-    fprintf(stderr, fmt, arg);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fprintf(stderr, " (usage: " GC_USAGE ")\n");
     return 2;
+}
+
+/* ------------------------------------------------- one configuration
+ * `dresample gradcheck OP [--attr NAME=VALUE]... [--in PORT=VALUE]...` with
+ * the attribute and port names of `dresample run`.  A port's VALUE is a .npy
+ * file or, for the 1-D ports, a comma-separated list (scales=1,1,1.9,2.1).
+ * Without a data file --shape d0,d1,... gives the data shape (uniform random
+ * data in [-1, 1] from --seed); GridSample without a grid file takes
+ * --grid-shape (random points away from kinks).  The scales, roi and grid
+ * given are kept as they are: values on or near a kink or a size step are
+ * compared with one-sided differences (the library's kink rule).  The sweep's
+ * reproduce lines use this form. */
+#include "npy.h"
+
+typedef struct op_name {
+    const char *name;
+    drs_gc_family fam;
+    int version;
+    const char *data_port;
+} op_name;
+
+static const op_name op_names[] = {
+    {"Interpolate-1", DRS_GC_INTERPOLATE, 1, "data"},
+    {"Interpolate-4", DRS_GC_INTERPOLATE, 4, "data"},
+    {"Interpolate-11", DRS_GC_INTERPOLATE, 11, "image"},
+    {"InterpolateBackprop-4", DRS_GC_INTERPOLATE_BACKPROP, 4, "data"},
+    {"Resize-10", DRS_GC_RESIZE, 10, "X"},
+    {"Resize-11", DRS_GC_RESIZE, 11, "X"},
+    {"Resize-13", DRS_GC_RESIZE, 13, "X"},
+    {"Resize-18", DRS_GC_RESIZE, 18, "X"},
+    {"Resize-19", DRS_GC_RESIZE, 19, "X"},
+    {"TorchInterpolate", DRS_GC_TORCH, 0, "input"},
+    {"GridSample-9", DRS_GC_GRID_SAMPLE, 9, "data"},
+    {"GridSample-16", DRS_GC_GRID_SAMPLE, 16, "X"},
+    {"GridSample-20", DRS_GC_GRID_SAMPLE, 20, "X"},
+    {"GridSample-22", DRS_GC_GRID_SAMPLE, 22, "X"}};
+#define N_OP_NAMES ((int)(sizeof op_names / sizeof op_names[0]))
+
+static const op_name *op_name_of(const drs_gc_op *op)
+{
+    for (int i = 0; i < N_OP_NAMES; i++) {
+        const op_name *n = &op_names[i];
+        if (n->fam != op->family)
+            continue;
+        const int v = op->family == DRS_GC_INTERPOLATE ? op->interp.version
+                      : op->family == DRS_GC_RESIZE    ? op->resize.opset
+                      : op->family == DRS_GC_GRID_SAMPLE ? op->grid.version
+                      : n->version;
+        if (v == n->version)
+            return n;
+    }
+    return &op_names[0];
+}
+
+static const char *const torch_modes[] = {"nearest", "nearest-exact", "linear", "bilinear",
+                                          "bicubic", "trilinear",     "area"};
+static const char *const aspect_names[] = {"stretch", "not_larger", "not_smaller"};
+
+typedef struct sbuf {
+    char *b;
+    size_t n, k;
+} sbuf;
+
+static void sb_add(sbuf *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sb_add(sbuf *s, const char *fmt, ...)
+{
+    if (s->k >= s->n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    const int w = vsnprintf(s->b + s->k, s->n - s->k, fmt, ap);
+    va_end(ap);
+    s->k = w < 0 ? s->n : (s->k + (size_t)w < s->n ? s->k + (size_t)w : s->n);
+}
+
+static void sb_ints(sbuf *s, const int64_t *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        sb_add(s, i ? ",%lld" : "%lld", (long long)v[i]);
+}
+
+/* The shortest of %.15g .. %.17g that reads back as the same double. */
+static void sb_dbls(sbuf *s, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char t[40];
+        for (int p = 15; p <= 17; p++) {
+            snprintf(t, sizeof t, "%.*g", p, v[i]);
+            if (strtod(t, NULL) == v[i])
+                break;
+        }
+        sb_add(s, i ? ",%s" : "%s", t);
+    }
+}
+
+/* "OP --attr NAME=VALUE ...": every attribute of the case, spelled as
+ * `dresample run` takes them (the group label of the sweep's failures). */
+static void op_attr_args(const drs_gc_op *op, sbuf *s)
+{
+    sb_add(s, "%s", op_name_of(op)->name);
+    switch (op->family) {
+    case DRS_GC_INTERPOLATE:
+    case DRS_GC_INTERPOLATE_BACKPROP: {
+        const drs_interpolate_attrs *a = &op->interp;
+        sb_add(s, " --attr mode=%s", drs_interp_mode_str(a->mode));
+        if (a->version == 1) {
+            sb_add(s, " --attr axes=");
+            sb_ints(s, op->axes, op->n_axes);
+            sb_add(s, " --attr align_corners=%d", a->align_corners);
+        } else {
+            sb_add(s, " --attr shape_calculation_mode=%s",
+                   a->shape_calculation_mode == DRS_SHAPE_SCALES ? "scales" : "sizes");
+            sb_add(s, " --attr coordinate_transformation_mode=%s",
+                   drs_coord_mode_str(a->coordinate_transformation_mode));
+            sb_add(s, " --attr nearest_mode=%s", drs_nearest_mode_str(a->nearest_mode));
+            sb_add(s, " --attr cube_coeff=");
+            sb_dbls(s, &a->cube_coeff, 1);
+        }
+        sb_add(s, " --attr antialias=%d", a->antialias);
+        if (a->n_pads_begin) {
+            sb_add(s, " --attr pads_begin=");
+            sb_ints(s, a->pads_begin, a->n_pads_begin);
+        }
+        if (a->n_pads_end) {
+            sb_add(s, " --attr pads_end=");
+            sb_ints(s, a->pads_end, a->n_pads_end);
+        }
+        break;
+    }
+    case DRS_GC_RESIZE: {
+        const drs_resize_attrs *a = &op->resize;
+        sb_add(s, " --attr mode=%s", drs_interp_mode_str(a->mode));
+        if (a->opset == 10)
+            break;
+        sb_add(s, " --attr coordinate_transformation_mode=%s",
+               drs_coord_mode_str(a->coordinate_transformation_mode));
+        sb_add(s, " --attr nearest_mode=%s", drs_nearest_mode_str(a->nearest_mode));
+        sb_add(s, " --attr cubic_coeff_a=");
+        sb_dbls(s, &a->cubic_coeff_a, 1);
+        sb_add(s, " --attr exclude_outside=%d --attr extrapolation_value=", a->exclude_outside);
+        sb_dbls(s, &a->extrapolation_value, 1);
+        if (a->opset >= 18) {
+            sb_add(s, " --attr antialias=%d --attr keep_aspect_ratio_policy=%s", a->antialias,
+                   aspect_names[a->keep_aspect_ratio_policy]);
+            if (a->n_axes) {
+                sb_add(s, " --attr axes=");
+                sb_ints(s, a->axes, a->n_axes);
+            }
+        }
+        break;
+    }
+    case DRS_GC_TORCH: {
+        const drs_torch_interpolate_attrs *a = &op->torch;
+        sb_add(s, " --attr mode=%s", torch_modes[a->mode]);
+        if (a->align_corners >= 0)
+            sb_add(s, " --attr align_corners=%d", a->align_corners);
+        sb_add(s, " --attr antialias=%d", a->antialias);
+        if (a->n_size) {
+            sb_add(s, " --attr size=");
+            sb_ints(s, a->size, a->n_size);
+        }
+        if (a->n_scale_factor) {
+            sb_add(s, " --attr scale_factor=");
+            sb_dbls(s, a->scale_factor, a->n_scale_factor);
+        }
+        if (a->recompute_scale_factor >= 0)
+            sb_add(s, " --attr recompute_scale_factor=%d", a->recompute_scale_factor);
+        break;
+    }
+    case DRS_GC_GRID_SAMPLE: {
+        const drs_grid_sample_attrs *a = &op->grid;
+        sb_add(s, " --attr mode=%s --attr padding_mode=%s --attr align_corners=%d",
+               drs_grid_mode_str(a->mode, a->version), drs_grid_padding_str(a->padding_mode),
+               a->align_corners);
+        break;
+    }
+    }
+}
+
+/* " --in PORT=v,... --shape ..." : the inputs of the case. */
+static void op_input_args(const drs_gc_op *op, sbuf *s)
+{
+    if (op->family == DRS_GC_INTERPOLATE || op->family == DRS_GC_INTERPOLATE_BACKPROP) {
+        const drs_interpolate_attrs *a = &op->interp;
+        if (a->version == 1) {
+            sb_add(s, " --in target_spatial_shape=");
+            sb_ints(s, op->sizes, op->n_sizes);
+        } else if (a->version == 11) {
+            sb_add(s, " --in scales_or_sizes=");
+            if (a->shape_calculation_mode == DRS_SHAPE_SCALES)
+                sb_dbls(s, op->scales, op->n_scales);
+            else
+                sb_ints(s, op->sizes, op->n_sizes);
+        } else {
+            if (op->n_sizes) {
+                sb_add(s, " --in sizes=");
+                sb_ints(s, op->sizes, op->n_sizes);
+            }
+            if (op->n_scales) {
+                sb_add(s, " --in scales=");
+                sb_dbls(s, op->scales, op->n_scales);
+            }
+        }
+        if (a->version != 1 && op->n_axes) {
+            sb_add(s, " --in axes=");
+            sb_ints(s, op->axes, op->n_axes);
+        }
+    } else if (op->family == DRS_GC_RESIZE) {
+        if (op->n_roi) {
+            sb_add(s, " --in roi=");
+            sb_dbls(s, op->roi, op->n_roi);
+        }
+        if (op->n_scales) {
+            sb_add(s, " --in scales=");
+            sb_dbls(s, op->scales, op->n_scales);
+        }
+        if (op->n_sizes) {
+            sb_add(s, " --in sizes=");
+            sb_ints(s, op->sizes, op->n_sizes);
+        }
+    }
+    sb_add(s, " --shape ");
+    sb_ints(s, op->shape, op->rank);
+    if (op->family == DRS_GC_GRID_SAMPLE) {
+        sb_add(s, " --grid-shape ");
+        sb_ints(s, op->grid_shape, op->grid_rank);
+    }
+}
+
+/* The command line that reruns exactly this case. */
+static void op_command(const drs_gc_op *op, uint64_t case_seed, int fast, char *buf, size_t n)
+{
+    sbuf s = {buf, n, 0};
+    buf[0] = 0;
+    sb_add(&s, "dresample gradcheck ");
+    op_attr_args(op, &s);
+    op_input_args(op, &s);
+    sb_add(&s, " --seed %llu%s", (unsigned long long)case_seed, fast ? " --fast" : "");
+}
+
+static int split_list(const char *v, int is_int, int64_t *vi, double *vd, int max, int *n)
+{
+    *n = 0;
+    const char *p = v;
+    if (!*p)
+        return 0;
+    for (;;) {
+        if (*n >= max)
+            return 0;
+        char *end;
+        if (is_int) {
+            const long long x = strtoll(p, &end, 10);
+            vi[*n] = x;
+        } else {
+            vd[*n] = strtod(p, &end);
+        }
+        if (end == p)
+            return 0;
+        (*n)++;
+        if (*end == 0)
+            return 1;
+        if (*end != ',')
+            return 0;
+        p = end + 1;
+    }
+}
+
+static int parse_flag(const char *v, int *out)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "true"))
+        *out = 1;
+    else if (!strcmp(v, "0") || !strcmp(v, "false"))
+        *out = 0;
+    else
+        return 0;
+    return 1;
+}
+
+static int parse_num(const char *v, double *out)
+{
+    char *end;
+    *out = strtod(v, &end);
+    return end != v && *end == 0;
+}
+
+/* Sets one attribute: 0 ok, 1 unknown name, 2 bad value. */
+static int set_attr(drs_gc_op *op, const char *name, const char *v)
+{
+    int e, n = 0;
+    double d;
+#define ENUM(field, fn)                                                                          \
+    do {                                                                                       \
+        if ((e = fn(v)) < 0)                                                                   \
+            return 2;                                                                          \
+        field = e;                                                                             \
+        return 0;                                                                              \
+    } while (0)
+    switch (op->family) {
+    case DRS_GC_INTERPOLATE:
+    case DRS_GC_INTERPOLATE_BACKPROP: {
+        drs_interpolate_attrs *a = &op->interp;
+        if (!strcmp(name, "mode"))
+            ENUM(a->mode, drs_interp_mode_from_str);
+        if (!strcmp(name, "shape_calculation_mode") && a->version != 1)
+            ENUM(a->shape_calculation_mode, drs_shape_calc_from_str);
+        if (!strcmp(name, "coordinate_transformation_mode") && a->version != 1)
+            ENUM(a->coordinate_transformation_mode, drs_coord_mode_from_str);
+        if (!strcmp(name, "nearest_mode") && a->version != 1)
+            ENUM(a->nearest_mode, drs_nearest_mode_from_str);
+        if (!strcmp(name, "antialias"))
+            return parse_flag(v, &a->antialias) ? 0 : 2;
+        if (!strcmp(name, "align_corners") && a->version == 1)
+            return parse_flag(v, &a->align_corners) ? 0 : 2;
+        if (!strcmp(name, "cube_coeff") && a->version != 1)
+            return parse_num(v, &a->cube_coeff) ? 0 : 2;
+        if (!strcmp(name, "pads_begin"))
+            return split_list(v, 1, a->pads_begin, NULL, DRS_MAX_RANK, &a->n_pads_begin) ? 0 : 2;
+        if (!strcmp(name, "pads_end"))
+            return split_list(v, 1, a->pads_end, NULL, DRS_MAX_RANK, &a->n_pads_end) ? 0 : 2;
+        if (!strcmp(name, "axes") && a->version == 1)
+            return split_list(v, 1, op->axes, NULL, DRS_MAX_RANK, &op->n_axes) ? 0 : 2;
+        return 1;
+    }
+    case DRS_GC_RESIZE: {
+        drs_resize_attrs *a = &op->resize;
+        if (!strcmp(name, "mode"))
+            ENUM(a->mode, drs_interp_mode_from_str);
+        if (a->opset == 10)
+            return 1;
+        if (!strcmp(name, "coordinate_transformation_mode"))
+            ENUM(a->coordinate_transformation_mode, drs_coord_mode_from_str);
+        if (!strcmp(name, "nearest_mode"))
+            ENUM(a->nearest_mode, drs_nearest_mode_from_str);
+        if (!strcmp(name, "cubic_coeff_a"))
+            return parse_num(v, &a->cubic_coeff_a) ? 0 : 2;
+        if (!strcmp(name, "exclude_outside"))
+            return parse_flag(v, &a->exclude_outside) ? 0 : 2;
+        if (!strcmp(name, "extrapolation_value"))
+            return parse_num(v, &a->extrapolation_value) ? 0 : 2;
+        if (a->opset < 18)
+            return 1;
+        if (!strcmp(name, "antialias"))
+            return parse_flag(v, &a->antialias) ? 0 : 2;
+        if (!strcmp(name, "keep_aspect_ratio_policy"))
+            ENUM(a->keep_aspect_ratio_policy, drs_aspect_policy_from_str);
+        if (!strcmp(name, "axes"))
+            return split_list(v, 1, a->axes, NULL, DRS_MAX_RANK, &a->n_axes) ? 0 : 2;
+        return 1;
+    }
+    case DRS_GC_TORCH: {
+        drs_torch_interpolate_attrs *a = &op->torch;
+        if (!strcmp(name, "mode"))
+            ENUM(a->mode, drs_torch_mode_from_str);
+        if (!strcmp(name, "align_corners"))
+            return parse_flag(v, &a->align_corners) ? 0 : 2;
+        if (!strcmp(name, "antialias"))
+            return parse_flag(v, &a->antialias) ? 0 : 2;
+        if (!strcmp(name, "recompute_scale_factor"))
+            return parse_flag(v, &a->recompute_scale_factor) ? 0 : 2;
+        if (!strcmp(name, "size"))
+            return split_list(v, 1, a->size, NULL, 3, &a->n_size) ? 0 : 2;
+        if (!strcmp(name, "scale_factor"))
+            return split_list(v, 0, NULL, a->scale_factor, 3, &a->n_scale_factor) ? 0 : 2;
+        return 1;
+    }
+    case DRS_GC_GRID_SAMPLE: {
+        drs_grid_sample_attrs *a = &op->grid;
+        if (!strcmp(name, "mode"))
+            ENUM(a->mode, drs_grid_mode_from_str);
+        if (!strcmp(name, "padding_mode"))
+            ENUM(a->padding_mode, drs_grid_padding_from_str);
+        if (!strcmp(name, "align_corners"))
+            return parse_flag(v, &a->align_corners) ? 0 : 2;
+        return 1;
+    }
+    }
+#undef ENUM
+    (void)n;
+    (void)d;
+    return 1;
+}
+
+typedef struct single_in {
+    npy_array data, grid; /* .npy files given (owned) */
+    int have_data, have_grid;
+    double sos[DRS_MAX_RANK]; /* Interpolate-11 scales_or_sizes, resolved at the end */
+    int n_sos;
+} single_in;
+
+/* A 1-D port from a list or a .npy file into ints or doubles. */
+static int port_values(const char *v, int is_int, int64_t *vi, double *vd, int max, int *n,
+                       char *err, size_t errlen)
+{
+    const size_t L = strlen(v);
+    if (L > 4 && !strcmp(v + L - 4, ".npy")) {
+        npy_array a;
+        if (npy_load(v, NPY_ALLOW_SCALAR, &a, err, errlen) != DRS_OK)
+            return 0;
+        int64_t m = 1;
+        for (int k = 0; k < a.t.rank; k++)
+            m *= a.t.shape[k];
+        if (a.t.rank != 1 || m > max) {
+            snprintf(err, errlen, "%s: expected a 1-D array of at most %d values", v, max);
+            npy_free(&a);
+            return 0;
+        }
+        for (int64_t k = 0; k < m; k++) {
+            double x;
+            switch (a.t.dtype) {
+            case DRS_F32: x = ((const float *)a.t.data)[k]; break;
+            case DRS_F64: x = ((const double *)a.t.data)[k]; break;
+            case DRS_U8: x = ((const uint8_t *)a.t.data)[k]; break;
+            case DRS_I8: x = ((const int8_t *)a.t.data)[k]; break;
+            case DRS_I32: x = ((const int32_t *)a.t.data)[k]; break;
+            default: x = (double)((const int64_t *)a.t.data)[k]; break;
+            }
+            if (is_int)
+                vi[k] = a.t.dtype == DRS_I64 ? ((const int64_t *)a.t.data)[k] : (int64_t)x;
+            else
+                vd[k] = x;
+        }
+        *n = (int)m;
+        npy_free(&a);
+        return 1;
+    }
+    if (!split_list(v, is_int, vi, vd, max, n)) {
+        snprintf(err, errlen, "not a comma-separated list of at most %d %s: '%s'", max,
+                 is_int ? "integers" : "numbers", v);
+        return 0;
+    }
+    return 1;
+}
+
+/* Sets one input port: 0 ok, 1 unknown port, 2 bad value (err says why). */
+static int set_port(drs_gc_op *op, single_in *si, const char *name, const char *v, char *err,
+                    size_t errlen)
+{
+    const op_name *on = op_name_of(op);
+    if (!strcmp(name, on->data_port) || (op->family == DRS_GC_GRID_SAMPLE && !strcmp(name, "grid"))) {
+        const int is_grid = strcmp(name, on->data_port) != 0;
+        npy_array *a = is_grid ? &si->grid : &si->data;
+        if (is_grid ? si->have_grid : si->have_data) {
+            snprintf(err, errlen, "%s given twice", name);
+            return 2;
+        }
+        if (npy_load(v, 0, a, err, errlen) != DRS_OK)
+            return 2;
+        if (a->t.dtype != DRS_F32 && a->t.dtype != DRS_F64) {
+            snprintf(err, errlen, "%s: gradients need f32 or f64 data, got %s", v,
+                     drs_dtype_name(a->t.dtype));
+            npy_free(a);
+            return 2;
+        }
+        if (is_grid) {
+            si->have_grid = 1;
+            op->grid_rank = a->t.rank;
+            memcpy(op->grid_shape, a->t.shape, sizeof op->grid_shape);
+        } else {
+            si->have_data = 1;
+            op->rank = a->t.rank;
+            memcpy(op->shape, a->t.shape, sizeof op->shape);
+        }
+        return 0;
+    }
+    if (op->family == DRS_GC_INTERPOLATE || op->family == DRS_GC_INTERPOLATE_BACKPROP) {
+        const int ver = op->interp.version;
+        if (ver == 1 && !strcmp(name, "target_spatial_shape"))
+            return port_values(v, 1, op->sizes, NULL, DRS_MAX_RANK, &op->n_sizes, err, errlen) ? 0 : 2;
+        if (ver == 11 && !strcmp(name, "scales_or_sizes"))
+            return port_values(v, 0, NULL, si->sos, DRS_MAX_RANK, &si->n_sos, err, errlen) ? 0 : 2;
+        if (ver == 4 && !strcmp(name, "sizes"))
+            return port_values(v, 1, op->sizes, NULL, DRS_MAX_RANK, &op->n_sizes, err, errlen) ? 0 : 2;
+        if (ver == 4 && !strcmp(name, "scales"))
+            return port_values(v, 0, NULL, op->scales, DRS_MAX_RANK, &op->n_scales, err, errlen) ? 0 : 2;
+        if (ver != 1 && !strcmp(name, "axes"))
+            return port_values(v, 1, op->axes, NULL, DRS_MAX_RANK, &op->n_axes, err, errlen) ? 0 : 2;
+        return 1;
+    }
+    if (op->family == DRS_GC_RESIZE) {
+        if (!strcmp(name, "roi") && op->resize.opset != 10)
+            return port_values(v, 0, NULL, op->roi, 2 * DRS_MAX_RANK, &op->n_roi, err, errlen) ? 0 : 2;
+        if (!strcmp(name, "scales"))
+            return port_values(v, 0, NULL, op->scales, DRS_MAX_RANK, &op->n_scales, err, errlen) ? 0 : 2;
+        if (!strcmp(name, "sizes") && op->resize.opset != 10)
+            return port_values(v, 1, op->sizes, NULL, DRS_MAX_RANK, &op->n_sizes, err, errlen) ? 0 : 2;
+    }
+    return 1;
+}
+
+static const char *kind_word(int k)
+{
+    return k == DRS_GC_CHECK ? "central differences"
+           : k == DRS_GC_ZERO ? "exactly 0"
+           : k == DRS_GC_KINK ? "one-sided differences (on or near a kink)"
+                              : "not checked";
+}
+
+/* Copies a loaded f32/f64 array into a double buffer of n elements. */
+static void to_double(const npy_array *a, double *dst, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        dst[k] = a->t.dtype == DRS_F32 ? (double)((const float *)a->t.data)[k]
+                                       : ((const double *)a->t.data)[k];
+}
+
+static int gc_single(int argc, char **argv)
+{
+    const op_name *on = NULL;
+    for (int i = 0; i < N_OP_NAMES; i++)
+        if (!strcmp(argv[0], op_names[i].name))
+            on = &op_names[i];
+    if (!on)
+        return usage("unknown op '%s' for gradcheck (dresample gradcheck --help lists them)",
+                     argv[0]);
+    drs_gc_op op = drs_gc_op_init(on->fam, on->version);
+    single_in si;
+    memset(&si, 0, sizeof si);
+    uint64_t seed = 1;
+    int fast = 0, have_shape = 0, have_gshape = 0, rc = 0;
+    char err[600];
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--fast")) {
+            fast = 1;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            rc = usage("%s needs a value", o);
+            break;
+        }
+        const char *arg = argv[++i];
+        if (!strcmp(o, "--seed")) {
+            char *end;
+            seed = strtoull(arg, &end, 10);
+            if (*end || !*arg)
+                rc = usage("--seed: not a number: '%s'", arg);
+        } else if (!strcmp(o, "--shape") || !strcmp(o, "--grid-shape")) {
+            const int g = o[2] == 'g';
+            int n = 0;
+            if (!split_list(arg, 1, g ? op.grid_shape : op.shape, NULL, DRS_MAX_RANK, &n) || n < 1)
+                rc = usage("%s: not a list of 1 to 8 integers", o);
+            else if (g) {
+                op.grid_rank = n;
+                have_gshape = 1;
+            } else {
+                op.rank = n;
+                have_shape = 1;
+            }
+        } else if (!strcmp(o, "--attr") || !strcmp(o, "--in")) {
+            const char *eq = strchr(arg, '=');
+            char name[64];
+            if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof name) {
+                rc = usage("%s needs NAME=VALUE, got '%s'", o, arg);
+                break;
+            }
+            memcpy(name, arg, (size_t)(eq - arg));
+            name[eq - arg] = 0;
+            err[0] = 0;
+            const int r = o[2] == 'a' ? set_attr(&op, name, eq + 1)
+                                      : set_port(&op, &si, name, eq + 1, err, sizeof err);
+            if (r == 1)
+                rc = usage(o[2] == 'a' ? "%s: no such attribute (dresample --help lists them)"
+                                       : "%s: no such input port (dresample --help lists them)",
+                           name);
+            else if (r == 2) {
+                fprintf(stderr, "dresample: error: %s %s: %s\n", o, arg,
+                        err[0] ? err : "bad value");
+                rc = 1;
+            }
+        } else {
+            rc = usage("unknown gradcheck argument '%s'", o);
+        }
+    }
+    if (!rc && !si.have_data && !have_shape)
+        rc = usage("%s: give the data (--in %s=FILE.npy) or its shape (--shape d0,d1,...)",
+                   on->name, on->data_port);
+    if (!rc && on->fam == DRS_GC_GRID_SAMPLE && !si.have_grid && !have_gshape)
+        rc = usage("%s: give the grid (--in grid=FILE.npy) or its shape (--grid-shape ...)",
+                   on->name);
+    if (!rc && si.have_data && have_shape)
+        rc = usage("%s: --shape and a data file both given", on->name);
+    if (rc) {
+        npy_free(&si.data);
+        npy_free(&si.grid);
+        return rc;
+    }
+    if (si.n_sos) { /* Interpolate-11: scales or sizes per shape_calculation_mode */
+        if (op.interp.shape_calculation_mode == DRS_SHAPE_SCALES) {
+            op.n_scales = si.n_sos;
+            memcpy(op.scales, si.sos, sizeof(double) * (size_t)si.n_sos);
+        } else {
+            op.n_sizes = si.n_sos;
+            for (int k = 0; k < si.n_sos; k++)
+                op.sizes[k] = (int64_t)si.sos[k];
+        }
+    }
+    for (int k = 0; k < DRS_MAX_RANK; k++)
+        op.scale_fixed[k] = 1; /* the given values, not draws */
+    op.roi_fixed = 1;
+
+    char desc[600], cmd[2048];
+    drs_gc_op_describe(&op, desc, sizeof desc);
+    op_command(&op, seed, fast, cmd, sizeof cmd);
+    printf("%s\n  case: %s\n", cmd, desc);
+    drs_gc_case c;
+    drs_gc_avoid av;
+    memset(&av, 0, sizeof av);
+    drs_status st = drs_gc_case_prepare(&c, &op, seed, &av);
+    if (st) {
+        printf("FAIL: the library rejects this call: %s: %s\n", drs_status_str(st),
+               drs_last_error());
+        npy_free(&si.data);
+        npy_free(&si.grid);
+        return 1;
+    }
+    if (si.have_data)
+        to_double(&si.data, c.fn.in[0].value, c.fn.in[0].n);
+    if (si.have_grid && c.idx_grid >= 0) {
+        drs_gc_input *g = &c.fn.in[c.idx_grid];
+        to_double(&si.grid, g->value, g->n);
+        unsigned char *k = (unsigned char *)(uintptr_t)g->elem_kind;
+        for (int64_t j = 0; j < g->n; j++) /* the user's points: one-sided differences */
+            if (k[j] != DRS_GC_ZERO)
+                k[j] = DRS_GC_KINK;
+        c.grad_grid = op.grid.mode == DRS_GRID_NEAREST ? DRS_GC_ZERO : DRS_GC_CHECK;
+    }
+    npy_free(&si.data);
+    npy_free(&si.grid);
+    drs_gc_options o = drs_gc_options_default();
+    o.seed = seed;
+    o.fast_mode = fast;
+    drs_gc_report rep;
+    st = drs_gradcheck(&c.fn, &o, &rep);
+    if (st) {
+        printf("FAIL: gradcheck could not run: %s\n", drs_status_str(st));
+        drs_gc_case_free(&c);
+        return 1;
+    }
+    printf("  output shape:");
+    for (int k = 0; k < c.out_rank; k++)
+        printf(" %lld", (long long)c.out_shape[k]);
+    printf("; %s, eps %g, atol %g, rtol %g\n", fast ? "v^T J u (2 probes)" : "full Jacobian",
+           o.eps, o.atol, o.rtol);
+    for (int i = 0; i < c.fn.n_inputs; i++) {
+        const drs_gc_input *in = &c.fn.in[i];
+        int64_t cnt[4] = {0};
+        for (int64_t j = 0; j < in->n; j++)
+            cnt[in->elem_kind ? in->elem_kind[j] : in->kind]++;
+        printf("  %-7s %lld values:", in->name, (long long)in->n);
+        const char *sep = " ";
+        for (int k = 0; k < 4; k++)
+            if (cnt[k]) {
+                printf("%s%lld by %s", sep, (long long)cnt[k], kind_word(k));
+                sep = ", ";
+            }
+        const drs_gc_entry *w = &rep.input_worst[i];
+        if (w->input >= 0) {
+            if (w->out_index >= 0)
+                printf("\n          worst %s[%lld] (output %lld): analytic %.12g, numeric %.12g, "
+                       "err/tol %.3g\n",
+                       in->name, (long long)w->index, (long long)w->out_index, w->analytic,
+                       w->numeric, rep.input_err_ratio[i]);
+            else
+                printf("\n          worst %s probe %lld: analytic %.12g, numeric %.12g, err/tol "
+                       "%.3g\n",
+                       in->name, (long long)w->index, w->analytic, w->numeric,
+                       rep.input_err_ratio[i]);
+        } else {
+            printf("%s\n", cnt[DRS_GC_ZERO] ? " (checked to be 0.0 bit for bit)" : "");
+        }
+    }
+    printf("  kinks: %lld values on or near a kink or a size step, compared with one-sided "
+           "differences (%lld with one side only: the other changes the output size); where the "
+           "sides differ, %lld entries matched the right side, %lld the left\n",
+           (long long)rep.n_kink, (long long)rep.n_kink_one_side, (long long)rep.n_kink_right,
+           (long long)rep.n_kink_left);
+    if (rep.passed) {
+        printf("PASS (max err/tol %.3g, %lld entries compared, %lld zero checks)\n",
+               rep.max_err_ratio, (long long)rep.n_compared, (long long)rep.n_zero_checked);
+    } else {
+        printf("FAIL: %s\n", rep.message);
+        if (rep.fail_input >= 0)
+            printf("  while perturbing %s[%lld]\n", c.fn.in[rep.fail_input].name,
+                   (long long)rep.fail_index);
+        if (rep.error[0])
+            printf("  library: %s\n", rep.error);
+    }
+    drs_gc_case_free(&c);
+    return rep.passed ? 0 : 1;
 }
 
 static void help(void)
@@ -524,6 +1234,17 @@ static void help(void)
            "  --fast      v^T J u with random unit u, v instead of the full Jacobian\n"
            "  --verbose   one line per checked combination\n"
            "  --seed N    other random data and parameter draws (default 1)\n"
+           "  --max-failures N  print at most N groups of failures (default 10)\n"
+           "  --json FILE every case's result (state, err/tol, message, reproduce command)\n"
+           "Failures are grouped by op, mode and attribute set, each with a\n"
+           "`dresample gradcheck OP ...` line that reruns its first case exactly.\n"
+           "\n"
+           "One configuration: dresample gradcheck OP --attr NAME=VALUE... --in PORT=VALUE...\n"
+           "  (the names of `dresample run`; VALUE a .npy file or, for 1-D ports, a list\n"
+           "  such as scales=1,1,1.9,2.1), --shape d0,d1,... for random data (no data file),\n"
+           "  --grid-shape for a random grid, --seed N, --fast.  Checks every gradient of\n"
+           "  that call (data, scales, roi, grid), prints the worst element of each, the\n"
+           "  values on kinks and how they were checked, then PASS or FAIL.\n"
            "Exit status: 0 all passed, 1 a failure, 2 usage error.\n");
 }
 
@@ -549,7 +1270,83 @@ static void progress(int64_t done, int64_t total, double t0)
 
 static const char *kind_str(int k)
 {
-    return k == DRS_GC_CHECK ? "fd" : k == DRS_GC_ZERO ? "zero" : "skip";
+    return k == DRS_GC_CHECK ? "fd" : k == DRS_GC_ZERO ? "zero" : k == DRS_GC_KINK ? "kink" : "skip";
+}
+
+static void json_str(FILE *f, const char *t)
+{
+    if (!t) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *t; t++) {
+        const unsigned char ch = (unsigned char)*t;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    else
+        fputs("null", f);
+}
+
+/* Every case's result as JSON; 0 on success. */
+static int write_json(const char *path, const sweep *s, const result *res,
+                      const unsigned char *valid, const unsigned char *run, uint64_t seed,
+                      int fast)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "{\"seed\": %llu, \"quick\": %s, \"fast\": %s, \"cases\": [\n",
+            (unsigned long long)seed, s->quick ? "true" : "false", fast ? "true" : "false");
+    static const char *const gn[4] = {"data", "scales", "roi", "grid"};
+    for (int64_t i = 0; i < s->n; i++) {
+        const row *r = &s->rows[s->c[i].row];
+        const result *x = &res[i];
+        char d[600], cmd[2048];
+        const int ran = valid[i] && run[i];
+        drs_gc_op_describe(ran ? &x->sampled : &s->c[i].op, d, sizeof d);
+        fprintf(f, "{\"index\": %lld, \"op\": ", (long long)i);
+        json_str(f, r->op);
+        fputs(", \"mode\": ", f);
+        json_str(f, r->mode);
+        fputs(", \"case\": ", f);
+        json_str(f, d);
+        fprintf(f, ", \"state\": \"%s\"",
+                !valid[i] ? "invalid" : !run[i] ? "not_run" : x->state == R_PASS ? "pass" : "fail");
+        if (ran) {
+            fputs(", \"err_tol\": ", f);
+            json_num(f, x->worst_ratio);
+            fputs(", \"max_abs_err\": ", f);
+            json_num(f, x->worst_abs);
+            fprintf(f, ", \"kink_values\": %lld, \"gradients\": {", (long long)x->n_kink);
+            for (int k = 0; k < 4; k++)
+                fprintf(f, "%s\"%s\": \"%s\"", k ? ", " : "", gn[k],
+                        x->grad[k] < 0 ? "-" : kind_str(x->grad[k]));
+            fputs("}, \"message\": ", f);
+            json_str(f, x->state == R_PASS ? NULL : (x->msg ? x->msg : "out of memory"));
+            op_command(&x->sampled, x->case_seed, fast, cmd, sizeof cmd);
+            fputs(", \"reproduce\": ", f);
+            json_str(f, cmd);
+        }
+        fprintf(f, "}%s\n", i + 1 < s->n ? "," : "");
+    }
+    fputs("]}\n", f);
+    const int bad = ferror(f);
+    return (fclose(f) != 0) | bad;
 }
 
 int drs_cli_gradcheck(int argc, char **argv)
@@ -559,6 +1356,10 @@ int drs_cli_gradcheck(int argc, char **argv)
     s.ok_alloc = 1;
     int verbose = 0, fast = 0;
     uint64_t seed = 1;
+    int64_t max_failures = 10;
+    const char *json = NULL;
+    if (argc >= 1 && argv[0][0] != '-')
+        return gc_single(argc, argv);
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             s.quick = 1;
@@ -587,6 +1388,17 @@ int drs_cli_gradcheck(int argc, char **argv)
             seed = strtoull(argv[++i], &end, 10);
             if (*end || !*argv[i])
                 return usage("--seed: not a number: '%s'", argv[i]);
+        } else if (!strcmp(argv[i], "--max-failures")) {
+            char *end;
+            if (i + 1 >= argc)
+                return usage("--max-failures needs a value%s", "");
+            max_failures = strtoll(argv[++i], &end, 10);
+            if (*end || !*argv[i] || max_failures < 0)
+                return usage("--max-failures: not a count >= 0: '%s'", argv[i]);
+        } else if (!strcmp(argv[i], "--json")) {
+            if (i + 1 >= argc)
+                return usage("--json needs a file name%s", "");
+            json = argv[++i];
         } else {
             return usage("unknown gradcheck argument '%s'", argv[i]);
         }
@@ -687,7 +1499,6 @@ int drs_cli_gradcheck(int argc, char **argv)
         if (x->state != R_PASS) {
             r->failed++;
             nfail++;
-            printf("FAIL %s\n", x->msg ? x->msg : "(out of memory)");
         } else {
             r->passed++;
         }
@@ -714,6 +1525,53 @@ int drs_cli_gradcheck(int argc, char **argv)
                    x->grad[3] < 0 ? "-" : kind_str(x->grad[3]), (long long)x->avoid.accepted,
                    (long long)x->avoid.candidates, x->worst_ratio);
         }
+    }
+
+    /* ---- failures, grouped by (op, mode, attribute set) ---- */
+    int64_t worst_fail = -1;
+    if (nfail) {
+        typedef struct fgroup {
+            char *key;
+            int64_t count, first;
+        } fgroup;
+        fgroup *G = calloc((size_t)nfail, sizeof *G);
+        int64_t ng = 0;
+        char key[2048], cmd[2048];
+        for (int64_t i = 0; i < s.n && G; i++) {
+            if (!valid[i] || !run[i] || res[i].state == R_PASS)
+                continue;
+            if (worst_fail < 0 || res[i].worst_ratio > res[worst_fail].worst_ratio)
+                worst_fail = i;
+            sbuf kb = {key, sizeof key, 0};
+            key[0] = 0;
+            op_attr_args(&s.c[i].op, &kb);
+            int64_t g = 0;
+            while (g < ng && strcmp(G[g].key, key) != 0)
+                g++;
+            if (g == ng) {
+                G[ng].key = dupf("%s", key);
+                G[ng].first = i;
+                ng++;
+            }
+            G[g].count++;
+        }
+        printf("%lld failed cases in %lld groups (op, mode, attribute set); each with its first "
+               "case and a command that reruns it:\n",
+               (long long)nfail, (long long)ng);
+        for (int64_t g = 0; g < ng && g < max_failures; g++) {
+            const result *x = &res[G[g].first];
+            printf("FAIL x%lld  %s\n", (long long)G[g].count, G[g].key ? G[g].key : "?");
+            printf("    first: %s\n", x->msg ? x->msg : "(out of memory)");
+            op_command(&x->sampled, x->case_seed, fast, cmd, sizeof cmd);
+            printf("    reproduce: %s\n", cmd);
+        }
+        if (ng > max_failures)
+            printf("... %lld more groups not shown (--max-failures %lld; --json FILE lists every "
+                   "case)\n",
+                   (long long)(ng - max_failures), (long long)max_failures);
+        for (int64_t g = 0; g < ng; g++)
+            free(G[g].key);
+        free(G);
     }
 
     /* ---- summary ---- */
@@ -763,7 +1621,12 @@ int drs_cli_gradcheck(int argc, char **argv)
     for (int k = 0; k < DRS_GC_AVOID_COUNT; k++)
         printf("%s %lld %s", k ? "," : "", (long long)avoid.rejected[k],
                drs_gc_avoid_reason_str((drs_gc_avoid_reason)k));
-    printf("; %lld fixed values on a kink left unchecked\n", (long long)avoid.fixed_on_kink);
+    int64_t kink_values = 0;
+    for (int64_t i = 0; i < s.n; i++)
+        kink_values += (valid[i] && run[i]) ? res[i].n_kink : 0;
+    printf("; %lld values on or near a kink or a size step compared with one-sided differences, "
+           "%lld left unchecked\n",
+           (long long)kink_values, (long long)avoid.unchecked);
     /* every op must have had valid combinations checked */
     int unexercised = 0;
     for (size_t k = 0; k < sizeof all_ops / sizeof all_ops[0]; k++) {
@@ -782,9 +1645,20 @@ int drs_cli_gradcheck(int argc, char **argv)
     for (int i = 0; i < s.nrows; i++)
         if (s.rows[i].checked && (wr < 0 || s.rows[i].worst_ratio > s.rows[wr].worst_ratio))
             wr = i;
-    if (wr >= 0)
+    if (worst_fail >= 0) {
+        char d[600], cmd[2048];
+        drs_gc_op_describe(&res[worst_fail].sampled, d, sizeof d);
+        op_command(&res[worst_fail].sampled, res[worst_fail].case_seed, fast, cmd, sizeof cmd);
+        printf("worst failure (err/tol %.3g): %s\n    reproduce: %s\n",
+               res[worst_fail].worst_ratio, d, cmd);
+    } else if (wr >= 0) {
         printf("closest to the tolerance (err/tol %.2g): %s\n", s.rows[wr].worst_ratio,
                s.rows[wr].worst_case);
+    }
+    if (json && write_json(json, &s, res, valid, run, seed, fast)) {
+        fprintf(stderr, "dresample: error: --json %s: cannot write the file\n", json);
+        nfail++;
+    }
     printf("%lld combinations: %lld invalid (skipped), %lld valid, %lld checked, %lld failed; "
            "%.1f s\n", (long long)T[0], (long long)T[1], (long long)T[2], (long long)T[3],
            (long long)T[5], elapsed);
