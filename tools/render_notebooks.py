@@ -89,6 +89,9 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(NB_DIR, "rendered"),
                     help="where the Markdown copies go (default: docs/notebooks/rendered)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per cell (default 300)")
+    ap.add_argument("--expect", metavar="MANIFEST",
+                    help="after publishing, fail unless the files written are exactly those "
+                         "MANIFEST lists (e.g. the committed docs/notebooks/rendered/manifest.json)")
     args = ap.parse_args(argv)
     try:
         import nbformat
@@ -104,7 +107,10 @@ def main(argv=None):
     paths = notebooks(args.names)
     # The kernel is this interpreter (the venv that has dresample), whatever
     # kernelspecs are installed elsewhere; matplotlib draws off-screen.
-    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    # IPython names a cell's code object after hash(source): a fixed hash seed
+    # keeps the file names in tracebacks and compare() reports the same per run.
+    os.environ["PYTHONHASHSEED"] = "0"
     from jupyter_client.kernelspec import NATIVE_KERNEL_NAME
     results, manifest = [], {}
     for path in paths:
@@ -139,13 +145,31 @@ def main(argv=None):
         manifest[f"{stem}.md"] = hashlib.sha256(md.encode()).hexdigest()
     total = sum(dt for _, dt in results)
     print(f"render_notebooks: {len(results)} notebooks executed in {total:.1f} s")
-    if not args.execute_only and not args.names:
+    if not args.execute_only:
         import matplotlib
-        with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        mpath = os.path.join(args.out, "manifest.json")
+        files = {}
+        if args.names and os.path.exists(mpath):  # keep the entries of the others
+            with open(mpath) as f:
+                files = {k: v for k, v in json.load(f)["files"].items()
+                         if not any(k.startswith(stem + ".") or k.startswith(stem + "_files/")
+                                    for stem, _ in results)}
+        files.update(manifest)
+        with open(mpath, "w") as f:
             json.dump({"generator": "tools/render_notebooks.py",
-                       "matplotlib": matplotlib.__version__, "files": manifest}, f, indent=1,
+                       "matplotlib": matplotlib.__version__, "files": files}, f, indent=1,
                       sort_keys=True)
             f.write("\n")
+    if args.expect and not args.execute_only:
+        with open(args.expect) as f:
+            want = set(json.load(f)["files"])
+        got = set(manifest)
+        if got != want:
+            print(f"render_notebooks: the published files differ from {args.expect}: "
+                  f"new {sorted(got - want)}, missing {sorted(want - got)}; re-run "
+                  f"tools/render_notebooks.py and commit docs/notebooks/rendered/")
+            return 1
+        print(f"render_notebooks: the {len(got)} files written are those {args.expect} lists")
     return 0
 
 

@@ -194,7 +194,7 @@ print("2-D cubic resize == kron(W_H, W_W) @ vec(X); non-zeros:",
 # 1. **Antialias width.** For linear with `antialias=1`, count the non-zeros per row of $W$
 #    for $L = 40$ and $O = 20, 10, 5$. How does the count grow with $1/s$? Compare with
 #    `antialias=0`.
-# 2. **Nearest modes.** Build the nearest matrix for $L = 4 \to O = 6$ with
+# 2. **Nearest modes.** Build the nearest matrix for $L = 7 \to O = 4$ with
 #    `nearest_mode` = `round_prefer_floor`, `round_prefer_ceil`, `floor`, `ceil`. Which
 #    columns are never read (a zero column of $W$)? What is the data gradient of those inputs?
 # 3. **Adjoint by hand.** Write a function `my_backward(dy)` for the area mode that uses only
