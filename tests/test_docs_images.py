@@ -195,11 +195,12 @@ def check_regenerated(charts):
         print(f"note: matplotlib {matplotlib.__version__} here, {charts.get('matplotlib')} drew "
               f"the committed charts: bytes not compared, names match")
     else:
-        for name in sorted(fresh):
-            if fresh[name] != old[name]:
-                fail(f"docs/img/charts/{name} is stale: tools/make_doc_plots.py draws a "
-                     f"different image now; re-run it and commit")
-        print(f"{len(fresh)} charts redrawn, identical to the committed files")
+        stale = [name for name in sorted(fresh) if fresh[name] != old[name]]
+        for name in stale:
+            fail(f"docs/img/charts/{name} is stale: tools/make_doc_plots.py draws a "
+                 f"different image now; re-run it and commit")
+        if not stale:
+            print(f"{len(fresh)} charts redrawn, identical to the committed files")
     return True
 
 

@@ -123,7 +123,8 @@ def main(argv=None):
         try:
             client.execute()
         except CellExecutionError as e:
-            print(f"render_notebooks: {stem}: a cell failed:\n{e}")
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", str(e))  # the traceback without colours
+            print(f"render_notebooks: {stem}: a cell failed:\n{plain}")
             return 1
         dt = time.perf_counter() - t0
         results.append((stem, dt))
