@@ -245,6 +245,9 @@ try:
 except (TypeError, RuntimeError) as e:
     print("F.interpolate refused a tensor scale:", type(e).__name__, str(e).splitlines()[0])
 assert s_t.grad is None
+y = F.interpolate(xz, scale_factor=float(s_t), mode="linear", align_corners=False,
+                  recompute_scale_factor=False)
+print("with float(s): output.requires_grad =", y.requires_grad, "- the graph ends at the float")
 
 y = drt.interpolate(xz, scale_factor=s_t, mode="linear", align_corners=False)
 F.mse_loss(y, target).backward()
