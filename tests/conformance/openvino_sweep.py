@@ -80,7 +80,8 @@ CLASSES = {
     "listed: rejected by dresample": (
         "listed", "input OpenVINO accepts with undefined or ignored meaning and dresample "
         "rejects (antialias with nearest, duplicate axes, pads outside the axes of "
-        "Interpolate-1, Interpolate-1 linear on rank > 5)"),
+        "Interpolate-1, linear_onnx with all axes resizing axis 0 or 1, where the reference's "
+        "answer is wrong)"),
     "listed: Interpolate-1 evaluated where OpenVINO throws": (
         "listed", "Interpolate-1 area (no OpenVINO implementation) and linear on rank < 5 with "
         "axes other than all/spatial (OpenVINO: 'Axes are not correct'): dresample evaluates them"),
@@ -558,6 +559,12 @@ def listed_reject(c):
     if c["op"] == "Interpolate-1":
         if any(c["pads_begin"][a] or c["pads_end"][a] for a in range(c["x"].ndim) if a not in c["axes"]):
             return True
+    elif c["mode"] == "linear_onnx" and c["x"].ndim >= 4 and len(c["axes"]) == c["x"].ndim:
+        k = [c["axes"].index(a) for a in (0, 1)]  # resizing N or C: the reference's answer is wrong
+        L = [c["x"].shape[a] + c["pads_begin"][a] + c["pads_end"][a] for a in (0, 1)]
+        if c["shape_calculation_mode"] == "sizes":
+            return any(c["sizes"][i] != l for i, l in zip(k, L))
+        return any(np.float32(c["scales"][i]) != 1 for i in k)
     return False
 
 
