@@ -63,7 +63,8 @@ CLASSES = {
         "listed", "GridSample reflection + align_corners=1 on an axis of length 1: the reference "
         "divides by zero, dresample maps every tap to index 0"),
     "reference: fails": (
-        "reference", "onnx.reference raises or warns on a valid case (implementation limit)"),
+        "reference", "onnx.reference raises or warns on a valid case (implementation limit: an "
+        "empty output; Resize-10 nearest, which it lacks, mixing up- and downsampling)"),
     "ort: rejects": ("ort", "ONNX Runtime refuses a case the reference evaluates"),
     "ort: differs from the reference": (
         "ort", "ONNX Runtime computes coordinates and weights in float32 (and has its own "
@@ -305,7 +306,9 @@ def classify(c, ref, real, rt, our):
                 and 1 in c["x"].shape[2:]:
             found.append(("listed: reflection on a length-1 axis", ferr))
         elif o is not None:
-            found.append(("reference: fails", ferr))
+            why = ("Resize-10 nearest up- and downsampling at once" if "Resize-10" in ferr else
+                   "empty output" if "into shape (0,)" in ferr else "other")
+            found.append((f"reference: fails ({why})", ferr))
         return found
     if np.isnan(f).any() and a.get("exclude_outside") == 1 and o is not None \
             and not np.isnan(o).any():
@@ -325,6 +328,7 @@ def classify(c, ref, real, rt, our):
                "linear/cubic limited to some ranks and axes" if "only supports" in qerr or
                "in the Resize operator" in qerr else
                "GridSample with one spatial axis" if "Only 4-D or 5-D" in qerr else
+               "GridSample cubic on 5-D" if "Cubic mode in 4-D" in qerr else
                "Tensor type mismatch on integer cubic, an ORT defect" if "Tensor type mismatch" in qerr
                else "other")
         found.append((f"ort: rejects ({why})", qerr))
