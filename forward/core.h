@@ -80,6 +80,7 @@ typedef struct drs_axis_plan {
     int scale_is_param;  /* the scale is a user input (scales mode): it has a gradient */
     double roi_start, roi_end; /* tf_crop_and_resize */
     int param_index;     /* index of this axis in scales/sizes/roi (-1: pads-only pass) */
+    int ov_f32;          /* OpenVINO Interpolate: nearest index in float32, as its reference */
 } drs_axis_plan;
 
 typedef struct drs_plan {

@@ -57,8 +57,8 @@ DTYPES = ["float32", "float64", "uint8", "int8", "int32"]
 REF_DTYPES = {"Interpolate": {"float32", "uint8", "int8"}, "GridSample": {"float32"}}
 
 # name -> (kind, explanation).  kind: "ov-defect", "listed", "cpu", "ours", and
-# "ours-pending" (dresample does not yet compute OpenVINO's ops in float32;
-# a failure only with DRS_OV_STRICT=1).
+# "ours-pending" (dresample does not yet sum OpenVINO's float32 products in its
+# reference's order; a failure only with DRS_OV_STRICT=1).
 CLASSES = {
     "ov-defect: pillow reversed axes": (
         "ov-defect", "pillow modes with axes in descending order: the reference transposes back "
@@ -102,7 +102,7 @@ CLASSES = {
     "cpu: accepts what the reference rejects": (
         "cpu", "the CPU plugin computes a case the reference refuses"),
     "ours: float32 nearest tie": (
-        "ours-pending", "nearest picks the other neighbour where OpenVINO's float32 coordinate "
+        "ours", "nearest picks the other neighbour where OpenVINO's float32 coordinate "
         "and dresample's double coordinate round differently (checked point by point)"),
     "ours: float32 arithmetic, integer +-1": (
         "ours-pending", "integer output off by one: OpenVINO sums float32 products in its own "
@@ -461,7 +461,7 @@ def tie_mask(c, out_shape):
             idx = []
             for t in (np.float32, np.float64):
                 v = g[..., k].astype(t)
-                u = (v + t(1)) / t(2) * t(L - 1) if c["align_corners"] else ((v + t(1)) * t(L) - t(1)) / t(2)
+                u = (v + t(1)) * t(L - 1) / t(2) if c["align_corners"] else ((v + t(1)) * t(L) - t(1)) / t(2)
                 idx.append(np.rint(u))
             mask |= (idx[0] != idx[1])[:, None]
         return mask
