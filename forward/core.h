@@ -88,6 +88,7 @@ typedef struct drs_axis_plan {
     int kink_dir;        /* derivative tables at kinks: 0 right derivative in c; +1 / -1 the
                             right / left derivative in the parameter (set by the backward where
                             only that side keeps the output size) */
+    int ov_f32;          /* OpenVINO Interpolate: nearest index in float32, as its reference */
 } drs_axis_plan;
 
 typedef struct drs_plan {

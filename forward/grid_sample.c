@@ -348,6 +348,15 @@ GS_INLINE int axis_coord(const drs_gs_plan *p, drs_grid_mode mode, double g, int
         dudg = 0.0;
     }
     if (mode == DRS_GRID_NEAREST) {
+        if (!p->onnx) {
+            /* GridSample-9: OpenVINO denormalises in float32 (its reference's
+             * order of operations), so that every tie rounds the same way */
+            const float gf = (float)g, Lf = (float)L;
+            const float uf = p->align ? (gf + 1.0f) * (Lf - 1.0f) / 2.0f
+                                      : ((gf + 1.0f) * Lf - 1.0f) / 2.0f;
+            if (isfinite(uf))
+                u = (double)uf;
+        }
         *uo = round_half_even(u);
         return 1; /* m = 0: nearest has a zero grid gradient */
     }
@@ -579,7 +588,7 @@ GS_INLINE drs_gs_v2d gs_floor_vec(drs_gs_v2d u)
 GS_INLINE int gs_nearest_vec(const drs_gs_plan *p, double gx, double gy, int64_t *off)
 {
     drs_gs_v2d u, dudg;
-    if (p->pad == DRS_GRID_PAD_REFLECTION || p->in[1] > GS_VEC_MAX_L ||
+    if (!p->onnx || p->pad == DRS_GRID_PAD_REFLECTION || p->in[1] > GS_VEC_MAX_L ||
         p->in[2] > GS_VEC_MAX_L || !gs_denorm_vec(p, gx, gy, &u, &dudg) ||
         !(fabs(u[0]) < 1e9 && fabs(u[1]) < 1e9))
         return -1;

@@ -380,6 +380,7 @@ drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, co
         ap->nearest = nm4;
         ap->cubic_a = a4;
         ap->coord_shortcut = !pillow && ((float)ap->scale == 1.0f || ap->O == ap->L);
+        ap->ov_f32 = 1;
         ap->scale_is_param = use_scales;
         switch (m4) {
         case DRS_MODE_NEAREST: ap->kernel = DRS_K_NEAREST; break;

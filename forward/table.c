@@ -147,6 +147,41 @@ static int64_t nearest_index(const drs_axis_plan *ap, double c)
     return clamp_index(r, ap->L);
 }
 
+/* OpenVINO's nearest index (ov::reference::interpolate, get_input_coords_for_
+ * nearest_mode): the coordinate transform and the rounding rule in float32,
+ * the same operations in the same order, so that every tie goes the same way.
+ * (int64) casts become truncf/floorf and clamp_index (no out-of-range
+ * conversion); the values are the same. */
+static int64_t ov_nearest_index(const drs_axis_plan *ap, int64_t o)
+{
+    const float x = (float)o, s = (float)ap->scale, O = (float)ap->O, L = (float)ap->L;
+    float c;
+    if (s == 1.0f || O == L) {
+        c = x;
+    } else {
+        switch (ap->coord) {
+        case DRS_COORD_HALF_PIXEL: c = (x + 0.5f) / s - 0.5f; break;
+        case DRS_COORD_PYTORCH_HALF_PIXEL: c = O > 1.0f ? (x + 0.5f) / s - 0.5f : 0.0f; break;
+        case DRS_COORD_ASYMMETRIC: c = x / s; break;
+        case DRS_COORD_TF_HALF_PIXEL_FOR_NN: c = (x + 0.5f) / s; break;
+        case DRS_COORD_ALIGN_CORNERS: c = O == 1.0f ? 0.0f : x * (L - 1.0f) / (O - 1.0f); break;
+        default: c = 0.0f;
+        }
+    }
+    float r;
+    switch (ap->nearest) {
+    case DRS_NEAREST_ROUND_PREFER_FLOOR:
+        r = (c == truncf(c) + 0.5f) ? floorf(c) : roundf(c);
+        break;
+    case DRS_NEAREST_ROUND_PREFER_CEIL: r = roundf(c); break;
+    case DRS_NEAREST_FLOOR: r = floorf(c); break;
+    case DRS_NEAREST_CEIL: r = ceilf(c); break;
+    case DRS_NEAREST_SIMPLE: r = s < 1.0f ? ceilf(c) : truncf(c); break;
+    default: r = 0.0f;
+    }
+    return clamp_index((double)r, ap->L);
+}
+
 /* PyTorch's nearest/nearest-exact index (UpSample.h), float32 arithmetic. */
 static int64_t torch_nearest_index(const drs_axis_plan *ap, int64_t o)
 {
@@ -580,7 +615,7 @@ drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float
             row_add(&r, o, 1.0, 0.0); /* padded index o; trimmed below if it is a pad cell */
             break;
         case DRS_K_NEAREST:
-            row_add(&r, nearest_index(ap, c), 1.0, 0.0);
+            row_add(&r, ap->ov_f32 ? ov_nearest_index(ap, o) : nearest_index(ap, c), 1.0, 0.0);
             break;
         case DRS_K_TORCH_NEAREST:
         case DRS_K_TORCH_NEAREST_EXACT:

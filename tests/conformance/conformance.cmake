@@ -1,13 +1,16 @@
 # Conformance suites (included by tests/CMakeLists.txt).  Each script takes
 # the CLI binary as argv[1] and exits 77 (ctest: skipped) when its reference
-# package (onnx, torch, PIL) cannot be imported by ${DRS_TEST_PY}.
+# package (onnx, torch, PIL, openvino, onnxruntime) cannot be imported by
+# ${DRS_TEST_PY}.
 set(_drs_conformance
   conformance_onnx_resize onnx_resize.py
   conformance_torch torch_interpolate.py
   conformance_pillow pillow_modes.py
   conformance_torch_backward torch_backward.py
   conformance_torch_grid_sample torch_grid_sample.py
-  conformance_onnx_gridsample onnx_gridsample.py)
+  conformance_onnx_gridsample onnx_gridsample.py
+  conformance_openvino openvino_sweep.py
+  conformance_onnxruntime onnxruntime_sweep.py)
 while(_drs_conformance)
   list(POP_FRONT _drs_conformance _name _script)
   # The torch and pillow scripts are written separately; register them once present.

@@ -3,14 +3,18 @@
 
 Usage: onnx_gridsample.py PATH/TO/dresample [--verbose]
 
-Part 1 — every directory named test_gridsample* under the installed onnx
-wheel's backend/test/data/node: the node's attributes and opset come from
-model.onnx (opset 16 -> GridSample-16, 20 -> GridSample-20, 22 ->
-GridSample-22, anything else -> the newest of ours not above it); the inputs
-(test_data_set_*/input_*.pb) go positionally to our ports X, grid; the result
-(port Y) is compared with output_0.pb using the ONNX backend runner's
-tolerance (np.testing.assert_allclose rtol=1e-3, atol=1e-7).  The max abs
-error is reported per case.
+Part 1 — the installed onnx's test_gridsample* node tests (onnx_cases.py:
+the backend/test/data/node directory when the wheel ships it, otherwise the
+same tests generated from onnx.backend.test.case.node.gridsample, so that
+onnx 1.12, 1.16 and the newest release all run).  The node's attributes and
+opset come from the case (opset 16 -> GridSample-16, 20 -> GridSample-20, 22
+-> GridSample-22, anything else -> the newest of ours not above it); the
+inputs go positionally to our ports X, grid; the result (port Y) is compared
+with the expected output using the ONNX backend runner's tolerance
+(np.testing.assert_allclose rtol=1e-3, atol=1e-7).  Each case also runs at
+the other versions where it is valid (16 takes 4-D only and spells the modes
+bilinear/bicubic; 20 and 22 define the same results).  The max abs error is
+reported per case.
 
 Part 2 — GridSample-20 against onnx.reference.ReferenceEvaluator on small
 random inputs: 3-D (1 spatial axis), 4-D and 5-D, every mode (linear, cubic, nearest) x padding
@@ -48,12 +52,16 @@ import warnings
 try:
     import numpy as np
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    from onnx.reference import ReferenceEvaluator
-    from onnx_common import attr_value, op_version, read_pb
+    from onnx import TensorProto, helper
+    from onnx_common import attr_value
+    import onnx_cases
 except ImportError as e:  # the reference package is optional: ctest reports a skip
     print(f"skipped: onnx gridsample conformance needs numpy and onnx ({e})")
     sys.exit(77)
+try:
+    from onnx.reference import ReferenceEvaluator
+except ImportError:  # onnx < 1.13 has no reference implementation: part 2 is skipped
+    ReferenceEvaluator = None
 
 # Backend cases whose expected output truly conflicts with docs/semantics.md: {name: reason}.
 KNOWN_EXCEPTIONS = {}
@@ -86,42 +94,36 @@ def cli_run(cli, tmp, op, attrs, x, g):
 # ----------------------------------------------------------------------------
 # part 1: backend node tests
 
-def run_backend_case(cli, case_dir, tmp):
-    model = onnx.load(os.path.join(case_dir, "model.onnx"))
-    nodes = model.graph.node
-    if len(nodes) != 1 or nodes[0].op_type != "GridSample":
-        return False, "model is not a single GridSample node"
-    node = nodes[0]
-    op = f"GridSample-{op_version(model, VERSIONS, 'GridSample')}"
+MODE20 = {v: k for k, v in MODE16.items()}
+
+
+def run_backend_case(cli, case, tmp, ver):
+    """(ok, detail) of one case as GridSample-`ver`, or None when not valid there."""
+    node = case["node"]
     attrs = {a.name: attr_value(a) for a in node.attribute}
+    x, g = (case["inputs"][n] for n in node.input)
+    if ver == 16:
+        if x.ndim != 4:
+            return None
+        if "mode" in attrs:
+            attrs["mode"] = MODE16.get(attrs["mode"], attrs["mode"])
+    elif "mode" in attrs:
+        attrs["mode"] = MODE20.get(attrs["mode"], attrs["mode"])
+    op = f"GridSample-{ver}"
     atxt = " ".join(f"{k}={v}" for k, v in attrs.items())
-    graph_inputs = [i.name for i in model.graph.input]
-    initializers = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    sets = sorted(glob.glob(os.path.join(case_dir, "test_data_set_*")))
-    if not sets:
-        return False, "no test_data_set_*"
-    worst = 0.0
-    for ds in sets:
-        values = dict(initializers)
-        for k, p in enumerate(sorted(glob.glob(os.path.join(ds, "input_*.pb")),
-                                     key=lambda s: int(s.rsplit("_", 1)[1][:-3]))):
-            name, arr = read_pb(p)
-            values[name or graph_inputs[k]] = arr
-        if len(node.input) != 2 or any(n not in values for n in node.input):
-            return False, f"inputs {list(node.input)} not all given"
-        got, err = cli_run(cli, tmp, op, attrs, values[node.input[0]], values[node.input[1]])
-        if err:
-            return False, f"{op} [{atxt}]: {err}"
-        _, expect = read_pb(os.path.join(ds, "output_0.pb"))
-        if got.shape != expect.shape or got.dtype != expect.dtype:
-            return False, (f"{op} [{atxt}]: got {got.dtype}{list(got.shape)}, expected "
-                           f"{expect.dtype}{list(expect.shape)}")
-        e = np.abs(got.astype(np.float64) - expect.astype(np.float64))
-        worst = max(worst, float(e.max()) if e.size else 0.0)
-        if not np.allclose(got, expect, rtol=RTOL, atol=ATOL):
-            i = np.unravel_index(np.argmax(e), e.shape)
-            return False, (f"{op} [{atxt}]: max abs error {worst:.3g} at {list(i)}: got {got[i]!r}, "
-                           f"expected {expect[i]!r}\n  got:\n{got}\n  expected:\n{expect}")
+    got, err = cli_run(cli, tmp, op, attrs, x, g)
+    if err:
+        return False, f"{op} [{atxt}]: {err}"
+    expect = case["output"]
+    if got.shape != expect.shape or got.dtype != expect.dtype:
+        return False, (f"{op} [{atxt}]: got {got.dtype}{list(got.shape)}, expected "
+                       f"{expect.dtype}{list(expect.shape)}")
+    e = np.abs(got.astype(np.float64) - expect.astype(np.float64))
+    worst = float(e.max()) if e.size else 0.0
+    if not np.allclose(got, expect, rtol=RTOL, atol=ATOL):
+        i = np.unravel_index(np.argmax(e), e.shape)
+        return False, (f"{op} [{atxt}]: max abs error {worst:.3g} at {list(i)}: got {got[i]!r}, "
+                       f"expected {expect[i]!r}\n  got:\n{got}\n  expected:\n{expect}")
     return True, f"{op} [{atxt}] {list(got.shape)}: max abs error {worst:.3g}"
 
 
@@ -234,33 +236,47 @@ def main():
     cli = os.path.abspath(argv[0])
     verbose = "--verbose" in argv
     t0 = time.time()
-    node_dir = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node")
-    cases = sorted(d for d in glob.glob(os.path.join(node_dir, "test_gridsample*")) if os.path.isdir(d))
+    cases, where, problems = onnx_cases.cases("gridsample", "test_gridsample", "GridSample")
+    print(f"onnx {onnx.__version__}: {len(cases)} test_gridsample* cases from {where} "
+          f"({onnx_cases.per_opset(cases)})")
+    for p in problems:
+        print(f"note: generator not run: {p}")
     failures = []
-    bpass = 0
+    bpass = btotal = 0
+    per_ver = {}
     rpass = rtotal = 0
     known = []
     with tempfile.TemporaryDirectory(prefix="dresample_onnx_gs_") as tmp:
         if not cases:
-            print(f"FAIL: no test_gridsample* cases under {node_dir}")
+            print("FAIL: no test_gridsample* cases")
             failures.append("backend: none found")
-        for d in cases:
-            name = os.path.basename(d)
-            try:
-                ok, detail = run_backend_case(cli, d, tmp)
-            except Exception as e:  # a broken case is a failure, not a crash of the suite
-                ok, detail = False, f"{type(e).__name__}: {e}"
-            if ok:
-                bpass += 1
-                extra = "  (listed in KNOWN_EXCEPTIONS: remove it)" if name in KNOWN_EXCEPTIONS else ""
-                if verbose or extra:
-                    print(f"PASS {name}: {detail}{extra}")
-            elif name in KNOWN_EXCEPTIONS:
-                print(f"XFAIL {name}: {KNOWN_EXCEPTIONS[name]}: {detail}")
-            else:
-                failures.append(name)
-                print(f"FAIL {name}: {detail}")
-        for seed, c in enumerate(ref_cases()):
+        for c in cases:
+            base = max(v for v in VERSIONS if v <= c["opset"]) if c["opset"] >= 16 else None
+            for ver in VERSIONS:
+                label = c["name"] + ("" if ver == base else f"@GridSample-{ver}")
+                try:
+                    r = run_backend_case(cli, c, tmp, ver)
+                except Exception as e:  # a broken case is a failure, not a crash of the suite
+                    r = (False, f"{type(e).__name__}: {e}")
+                if r is None:
+                    continue
+                ok, detail = r
+                btotal += 1
+                per_ver.setdefault(ver, [0, 0])[1] += 1
+                if ok:
+                    bpass += 1
+                    per_ver[ver][0] += 1
+                    extra = "  (listed in KNOWN_EXCEPTIONS: remove it)" if label in KNOWN_EXCEPTIONS else ""
+                    if verbose or extra:
+                        print(f"PASS {label}: {detail}{extra}")
+                elif label in KNOWN_EXCEPTIONS:
+                    print(f"XFAIL {label}: {KNOWN_EXCEPTIONS[label]}: {detail}")
+                else:
+                    failures.append(label)
+                    print(f"FAIL {label}: {detail}")
+        if ReferenceEvaluator is None:
+            print(f"part 2 skipped: onnx {onnx.__version__} has no onnx.reference")
+        for seed, c in enumerate(ref_cases() if ReferenceEvaluator else []):
             try:
                 res = run_ref_case(cli, tmp, 1000 + seed, *c)
             except Exception as e:
@@ -283,7 +299,8 @@ def main():
     print(f"known differences: {n_l1} reference comparisons with an L=1 axis under reflection + "
           f"align_corners=1 (reference divides by zero) run on the duplicated data; {n_tie} nearest "
           f"output points left out as float32 near-ties")
-    print(f"onnx gridsample: backend {bpass}/{len(cases)} passed, reference {rpass}/{rtotal} passed "
+    vers = ", ".join(f"GridSample-{v}: {p}/{t}" for v, (p, t) in sorted(per_ver.items()))
+    print(f"onnx gridsample: backend {bpass}/{btotal} passed ({vers}), reference {rpass}/{rtotal} passed "
           f"(onnx {onnx.__version__}, {time.time() - t0:.1f} s)")
     return 1 if failures or not cases else 0
 
