@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ag_internal.h — private: the tape's node layout, its arena, and the helpers
  * the op files share.  Never installed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.c — the tape's own ops and their backward: add, sub, mul, scale, relu,
  * sum, mean, mse_loss, matmul (BLIS gemm) and affine_grid (PyTorch
  * F.affine_grid, 2-D and 3-D).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resample_ops.c — the library's forward ops on the tape, and their backward
  * through the paired library calls (DRS_GRAD_ACCUMULATE into the inputs'
  * gradients):

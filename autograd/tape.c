@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.c — the tape: its arena, variables, positions (tell/rewind), grad
  * mode, zero_grad and the reverse walk of drs_tape_backward().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* backward.c — gradients of every Interpolate/Resize/TorchInterpolate mode,
  * built from the same per-axis tables as the forward (forward/table.c), never
  * from a second copy of the mode logic.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid_sample_backward.c — GridSample gradients w.r.t. data and grid
  * (PyTorch's rules, docs/semantics.md), f32 and f64.
  *

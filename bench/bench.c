@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c — the benchmark against PyTorch, over the public API only.
  *
  * Times the forward and the backward (every gradient PyTorch computes for the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """compare_torch.py — dresample vs PyTorch on the benchmark workloads, in one run.
 
 Usage: compare_torch.py PATH/TO/bench [--threads 1,2] [--quick] [--runs R] [--warmup K]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* demo.c — the main demo: resizes a small image through a few modes of the
  * library and prints the results.  The gradients are shown by the training
  * examples `register` and `learn_scale` next to it. */

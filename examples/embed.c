@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* embed.c — dresample inside a host framework, without the tape.
  *
  * The "framework" below has its own tensor type, allocates its own buffers

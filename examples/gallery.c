@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gallery.c — resamples a synthetic 64x64 test image (a zone plate, whose
  * local frequency rises to Nyquist at the border, with an "F" glyph for
  * orientation and a checkerboard strip) through every mode of the library

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The gallery: resamples a synthetic image through every mode and
 # writes PNG images and gradient heat-maps with libpng (Debian: libpng-dev).
 # docs/img/ holds a committed run (`build/examples/drs_gallery docs/img`); the

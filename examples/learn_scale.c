@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* learn_scale.c — recover an unknown resize factor from the resized image,
  * through the gradient with respect to the scales (scales_delta), which no
  * other library provides.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* register.c — image registration by gradient descent through the tape:
  * learn the 2-D affine transform theta (2x3) such that
  *

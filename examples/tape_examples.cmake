@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The training examples: each is built here and run by a test with a
 # pass/fail criterion, so none can rot.
 #   drs_register     learn an affine theta through GridSample(affine_grid(theta))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* core.h — private: the one resampling core every op lowers to.
  *
  * An op call is lowered to a drs_plan: the input/output shapes, and a list of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid_sample.c — GridSample forward (OpenVINO GridSample-9, ONNX
  * GridSample-16/20/22), spatial rank 1-3, and the per-point tap list shared
  * with the backward.

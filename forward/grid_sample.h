@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid_sample.h — private: the GridSample plan and the per-point tap list
  * shared by forward/grid_sample.c and backward/grid_sample_backward.c.
  *

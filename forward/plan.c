@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan.c — lowers every op version (OpenVINO Interpolate-1/4/11, ONNX
  * Resize-10..19, the PyTorch preset) onto one drs_plan, validating every
  * argument first.  Nothing here touches tensor data; the public forward calls

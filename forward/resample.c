@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* resample.c — runs a drs_plan: a sequence of 1-D passes, each applying one
  * axis table as a gather on the [outer, L, inner] view of the tensor:
  *   y[b, o, i] = sum_k w[o][k] * x[b, first[o] + k, i]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.c — status strings, the thread-local last-error message, enum
  * spellings, dtype helpers and checked 64-bit arithmetic.  No threading rule:
  * the message buffer is thread-local, everything else is read-only. */

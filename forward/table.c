@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* table.c — the per-axis (index, weight) table: one coordinate transform plus
  * one kernel, evaluated once per call for each output position of one axis.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_common.h — a byte reader for the libFuzzer harnesses: every read
  * succeeds (zeros once the input is exhausted), so any input is a valid
  * program for the harness and the fuzzer explores values, not framing. */

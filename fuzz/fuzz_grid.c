@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_grid.c — GridSample with arbitrary float bit patterns in the grid
  * (NaN payloads, +-inf, subnormals, 3e38, 1e308) for every version, mode,
  * padding and align_corners, 1-3 spatial axes, forward and backward.  Checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_npy.c — the strict .npy reader on arbitrary bytes (as a seekable
  * in-memory stream, like a file). */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */

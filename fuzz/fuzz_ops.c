@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ops.c — the op runner: bytes decoded into an op (every Interpolate and
  * Resize version, TorchInterpolate, InterpolateBackprop-4, GridSample
  * 9/16/20/22), its attributes (raw enum integers included), shapes, dtype,

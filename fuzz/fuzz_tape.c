@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_tape.c — the tape: random op sequences (failing ones included) over a
  * pool of vars, with backward, zero_grad, no-grad toggles and rewinds
  * interleaved; every status is accepted, a crash, UB, leak or a failed call

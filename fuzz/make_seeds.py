@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the seed corpora of the fuzzers (fuzz/corpus/<name>/): valid and
 malformed .npy files, and byte programs for the op and grid harnesses that
 decode into valid calls of every op family.  Deterministic; rerun to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gradcheck.c — the generic checker: a backward (vector-Jacobian product)
  * against float64 central differences of the forward.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.c — dresample ops as functions under test, with kink-aware sampling.
  *
  * A drs_gc_op (family, attributes, shapes, 1-D inputs) becomes a drs_gc_fn

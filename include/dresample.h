@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dresample.h — differentiable resampling operators (public API).
  *
  * Ops: OpenVINO Interpolate-1/-4/-11, ONNX Resize-10/11/13/18/19 and a

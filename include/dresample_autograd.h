@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dresample_autograd.h — a minimal tape (Wengert list) autograd over the
  * dresample operators (public API; library dresample_autograd).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dresample_gradcheck.h — finite-difference gradient checks (in the spirit of
  * torch.autograd.gradcheck), built on the public API of dresample.h only.
  *

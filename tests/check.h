@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check.h — the expectation macro the C tests share (include it once, in the
  * test's .c file; it defines the file's counters).
  *   CHECK(cond, fmt, ...)  counts a check; on failure counts it failed and

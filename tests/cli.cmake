@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # CLI tests (included by tests/CMakeLists.txt): the .npy reader/writer unit
 # test, and the `dresample` command line driven from Python (numpy + stdlib).
 

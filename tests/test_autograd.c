@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_autograd.c — the tape autograd (include/dresample_autograd.h).
  *
  *  - hand-checkable values and gradients of add, sub, mul, scale, relu, sum,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_backward.c — the backward of every Interpolate/Resize/TorchInterpolate
  * mode, checked against independent references:
  *  - float64 adjoint identity <F x, dy> = <x, F^T dy> (relative 1e-12) over

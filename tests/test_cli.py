@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_cli.py — the `dresample` command line (its contract: docs/semantics.md).
 
 Usage: test_cli.py PATH/TO/dresample

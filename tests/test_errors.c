@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_errors.c — every rejection rule of docs/semantics.md, table-driven: each case
  * mutates a valid base call, and the test checks the status code, that the
  * thread-local message names the argument and the value, and that the output

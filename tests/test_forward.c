@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_forward.c — hand-computed values for every mode and coordinate mode,
  * including the known edge cases of the op families (output-size rounding,
  * length 1, rounding ties, pads, axis order, Resize-10, roi).  Every expected

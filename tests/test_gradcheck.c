@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gradcheck.c — the gradcheck module checked against itself:
  *  - correct gradients pass (hand-written functions and real dresample ops,
  *    full and fast mode), and the perturbed inputs are restored bit for bit;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_grid_sample.c — GridSample-9/16/20/22 by hand values, float64 finite
  * differences and adjoints, exact gradient factors (border 0 at the edge,
  * reflection sign flip), non-finite and huge grids, every rejection rule with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hostile.c — hostile input through the public API:
  *  1. the bad inputs of the resize CVEs (TensorFlow/PyTorch/Pillow CVEs and
  *     crash reports) that have an equivalent here: a clear status, nothing

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_hostile_cli.py — the resize CVE inputs (TensorFlow, PyTorch, Pillow) through the `dresample`
 command line: every hostile input gives exit status 1 (or 2 for usage), one
 `dresample: error:` line naming the argument, and no output file; the valid

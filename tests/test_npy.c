@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_npy.c — the strict .npy reader/writer (tools/npy.c).
  *
  * Round-trips every dtype (and ranks 1, 8 and empty shapes), then feeds the

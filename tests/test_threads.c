@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_threads.c — the output is bitwise identical for 1, 2 and 4 threads, for
  * every op family and mode, on shapes large enough to take the parallel path;
  * and NCHW vs NHWC (axes {1,2}) give the same bits as a transposed copy; and

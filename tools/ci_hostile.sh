@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The hostile-input suite, run by .ci/run before the README's test
 # command, and by hand with `bash tools/ci_hostile.sh`:
 #  1. the whole ctest suite built with clang under ASan + UBSan (incl.

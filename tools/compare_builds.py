@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """compare_builds.py — do two builds of the `dresample` CLI give the same bits?
 
 For speed work that promises "same bits": build the commit before the change

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dresample_cli.c — the `dresample` command-line tool (contract: docs/semantics.md).
  *
  *   dresample run OP [--attr NAME=VALUE]... [--in PORT=FILE.npy]...

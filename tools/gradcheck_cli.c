@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gradcheck_cli.c — `dresample gradcheck [--op OP] [--quick] [--fast] [--verbose] [--seed N]`:
  * the sweep.  Enumerates every combination of every op (mode x coordinate
  * mode x nearest mode x antialias x exclude_outside x pads x shape

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npy.c — strict .npy reader (format 1.0/2.0/3.0) and writer (1.0).
  *
  * File layout: "\x93NUMPY", major, minor, header length (u16 LE for 1.x, u32 LE

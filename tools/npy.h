@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npy.h — strict NumPy .npy reader/writer for the dresample CLI and tests.
  *
  * Reads format versions 1.0, 2.0 and 3.0; writes 1.0.  Little-endian, C order

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Conformance suites (included by tests/CMakeLists.txt).  Each script takes
 # the CLI binary as argv[1] and exits 77 (ctest: skipped) when its reference
 # package (onnx, torch, PIL, openvino, onnxruntime) cannot be imported by

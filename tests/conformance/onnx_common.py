@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """onnx_common.py — what the ONNX conformance scripts (onnx_resize.py,
 onnx_gridsample.py) share for reading the ONNX backend node tests: the op
 version a model's opset resolves to, attributes as the CLI spells them, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """onnx_gridsample.py — GridSample-16/20/22 against ONNX: backend node tests and the reference.
 
 Usage: onnx_gridsample.py PATH/TO/dresample [--verbose]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """onnx_resize.py — ONNX backend node tests for Resize, run through the CLI.
 
 Usage: onnx_resize.py PATH/TO/dresample

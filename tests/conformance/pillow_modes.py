@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """pillow_modes.py — Interpolate-11 bilinear_pillow / bicubic_pillow against Pillow.
 
 Usage: pillow_modes.py PATH/TO/dresample [--list] [--verbose] [--filter SUBSTR]

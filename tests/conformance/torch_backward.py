@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """PyTorch autograd conformance of the data gradient.
 
 For every mode of the TorchInterpolate preset -- nearest, nearest-exact, linear,

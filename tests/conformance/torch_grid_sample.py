@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """torch_grid_sample.py — GridSample against torch.nn.functional.grid_sample.
 
 Usage: torch_grid_sample.py PATH/TO/dresample [--verbose] [--filter SUBSTR]

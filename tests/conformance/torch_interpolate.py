@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """torch_interpolate.py — op TorchInterpolate against torch.nn.functional.interpolate.
 
 Usage: torch_interpolate.py PATH/TO/dresample [--list] [--verbose] [--filter SUBSTR]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A consumer of the core library, built by tests/install/test_install.sh
  * against the installed tree (find_package shared and static, pkg-config) and
  * from a host project that adds dresample with add_subdirectory(). */

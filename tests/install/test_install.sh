@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ctest install_consumer: installs the built tree into a temporary prefix,
 # moves it elsewhere (the package files must be relocatable), checks what was
 # installed, then builds and runs an outside consumer of each library four ways:
