@@ -385,7 +385,9 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     const tiled2 c = {&ttw, &tth, dy->data, dx->data, bstart, olo, ohi, nblk, Oh, Ow, Lh,
                       inner, rowlen, accumulate};
     const int64_t ntask = outer * nblk;
-    _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)")
+    /* nthr, not the live setting: the scratch holds nthr rows of buffers, and
+     * another thread may change drs_set_num_threads() meanwhile */
+    _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)")
     for (int64_t task = 0; task < ntask; task++) {
         const int64_t off = (int64_t)omp_get_thread_num() * maxr * rowlen;
         if (f32)
@@ -650,7 +652,7 @@ static drs_status fused2_grads(const fused2_job *J, const drs_tensor *x, const d
     }
     const fused2_ctx C = {J,   &th, &thd, &ttw, &ttwd, cd, factored, x->data, dy->data, bufs, Lh,
                           Ow,  Oh,  inner, rowlen, nb * rowlen + zlen, p->extrapolation_value};
-    _Pragma("omp parallel for schedule(static) num_threads((nrow * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)")
+    _Pragma("omp parallel for schedule(static) num_threads((nrow * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") /* the scratch's count */
     for (int64_t r = 0; r < nrow; r++) {
         if (f32)
             fused2_row_f32(&C, r, omp_get_thread_num(), &part[2 * r]);

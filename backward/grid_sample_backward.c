@@ -185,6 +185,7 @@ typedef struct gs_scratch {
     int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
     double *w;         /* gather: [Pb * T] */
     double *plane;     /* scatter: [threads * group * Q] */
+    int threads;       /* the team size the scratch was sized for */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
 
@@ -313,7 +314,7 @@ static int gs_scatter_group(const drs_gs_plan *p)
         const int cg = gs_scatter_group(p);                                                    \
         const int64_t ng = (C + cg - 1) / cg;                                                  \
         const int mt = p->max_taps;                                                            \
-        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")                 \
+        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)")                 \
         for (int64_t g = 0; g < ng; g++) {                                                     \
             const int64_t c0 = g * cg;                                                         \
             const int nc = C - c0 < cg ? (int)(C - c0) : cg;                                   \
@@ -364,6 +365,7 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
                                    int accumulate, gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
+    s->threads = threads;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
     s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
     s->tap_w = drs__malloc((size_t)E * sizeof(double));

@@ -470,7 +470,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     }                                                                                          \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, A *bufs)                                                            \
+                     A ev, A *bufs, int nthr)                                                  \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -489,7 +489,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
         for (int64_t r = 0; r < outer * Oh; r++) {                                             \
             A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
             if (chunk)                                                                         \
@@ -547,7 +547,7 @@ DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_
  * and streamed out (a row repeating its predecessor's source, as in nearest
  * upsampling, is streamed again without being formed again). */
 static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor *x, drs_tensor *y,
-                        char *rowbufs)
+                        char *rowbufs, int nthr)
 {
     const int R = p->rank;
     const int64_t *first[DRS_MAX_RANK] = {NULL};
@@ -565,7 +565,7 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     const int64_t *fw = first[R - 1];
     const char *xs = (const char *)x->data;
     char *ys = (char *)y->data;
-    _Pragma("omp parallel num_threads((rows * Wo > PAR_MIN_WORK) ? drs__nthreads() : 1)")
+    _Pragma("omp parallel num_threads((rows * Wo > PAR_MIN_WORK) ? nthr : 1)")
     {
         char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * (size_t)Wo * es : NULL;
         int64_t formed = -1; /* the source row formed in buf */
@@ -614,6 +614,10 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return DRS_OK;
     }
 
+    /* the team size of this call, read once: per-thread scratch is sized by it
+     * and the regions that index it by thread number ask for exactly it, even
+     * if another thread changes drs_set_num_threads() meanwhile */
+    const int nthr = drs__nthreads();
     const int is_f32 = p->dtype == DRS_F32;
     const int is_int = p->dtype != DRS_F32 && p->dtype != DRS_F64;
     const size_t esz = is_f32 ? sizeof(float) : sizeof(double);
@@ -633,13 +637,13 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
         if (stream && Wo <= ((int64_t)1 << 16)) {
-            rb = drs__malloc((size_t)drs__nthreads() * (size_t)Wo * drs_dtype_size(p->dtype));
+            rb = drs__malloc((size_t)nthr * (size_t)Wo * drs_dtype_size(p->dtype));
             if (!rb) {
                 drs_tables_free(p, &T);
                 return drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             }
         }
-        unit_gather(p, &T, x, y, rb);
+        unit_gather(p, &T, x, y, rb, nthr);
         free(rb);
         drs_tables_free(p, &T);
         return DRS_OK;
@@ -684,7 +688,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
     const int nmid = is_int ? nact : nact - 1 - fuse; /* passes that write a scratch buffer */
     if (fuse) {
-        rowbufs = drs__malloc((size_t)drs__nthreads() * (size_t)rowlen * esz);
+        rowbufs = drs__malloc((size_t)nthr * (size_t)rowlen * esz);
         if (!rowbufs) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             goto done_free;
@@ -724,11 +728,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                 if (is_f32)
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,
-                               (float)p->extrapolation_value, (float *)rowbufs);
+                               (float)p->extrapolation_value, (float *)rowbufs, nthr);
                 else
                     fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
                                t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
-                               (double *)rowbufs);
+                               (double *)rowbufs, nthr);
                 break;
             }
             const int last = a == nact - 1;

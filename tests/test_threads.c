@@ -6,6 +6,8 @@
 #include <dresample.h>
 
 #include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,9 +267,94 @@ static void check_host_threads(void)
     free(y1);
 }
 
+/* Another thread changes the library's thread setting while calls run: the
+ * per-thread scratch of a call (fused 2-D rows, the tiled data gradient, the
+ * GridSample scatter planes) must be sized for the team that uses it, and the
+ * results stay bitwise identical.  Under ASan a mismatch is a heap overflow. */
+static _Atomic int g_flip_stop = 0;
+static void *flipper(void *arg)
+{
+    (void)arg;
+    for (unsigned k = 0; !g_flip_stop; k++)
+        drs_set_num_threads(1 + (int)(k % 8));
+    return NULL;
+}
+
+static void check_setting_changes_midcall(void)
+{
+    g_cases++;
+    const int64_t n = 1 * 4 * 96 * 120;
+    float *x = malloc((size_t)n * sizeof *x);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (float)((i * 7919) % 1000) / 999.0f;
+    drs_tensor xt = {DRS_F32, 4, {1, 4, 96, 120}, x};
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_LINEAR;
+    static const double sc[4] = {1, 1, 2.0, 1.5};
+    drs_resize_inputs in = {NULL, 0, sc, 4, NULL, 0};
+    int r;
+    int64_t os[8];
+    drs_resize_infer_shape(&a, &xt, &in, &r, os);
+    const int64_t m = os[0] * os[1] * os[2] * os[3];
+    float *y0 = malloc((size_t)m * sizeof *y0), *y1 = malloc((size_t)m * sizeof *y1);
+    float *dx0 = malloc((size_t)n * sizeof *dx0), *dx1 = malloc((size_t)n * sizeof *dx1);
+    drs_tensor y0t = {DRS_F32, 4, {os[0], os[1], os[2], os[3]}, y0}, y1t = y0t;
+    y1t.data = y1;
+    drs_tensor dx0t = xt, dx1t = xt;
+    dx0t.data = dx0;
+    dx1t.data = dx1;
+    /* GridSample backward with the scatter scheme (many channels, one image) */
+    const int64_t gC = 16, gH = 24, gW = 24, gP = 24 * 24;
+    double *gx = malloc((size_t)(gC * gH * gW) * sizeof *gx), *gg = malloc((size_t)gP * 2 * sizeof *gg);
+    double *gy = malloc((size_t)(gC * gP) * sizeof *gy);
+    double *gdx0 = malloc((size_t)(gC * gH * gW) * sizeof *gdx0), *gdx1 = malloc((size_t)(gC * gH * gW) * sizeof *gdx1);
+    for (int64_t i = 0; i < gC * gH * gW; i++)
+        gx[i] = (double)(i % 17) / 16.0;
+    for (int64_t i = 0; i < gP * 2; i++)
+        gg[i] = (double)((i * 37) % 200) / 100.0 - 1.0;
+    for (int64_t i = 0; i < gC * gP; i++)
+        gy[i] = (double)(i % 13) / 12.0;
+    drs_tensor GX = {DRS_F64, 4, {1, gC, gH, gW}, gx}, GG = {DRS_F64, 4, {1, 24, 24, 2}, gg};
+    drs_tensor GY = {DRS_F64, 4, {1, gC, 24, 24}, gy}, GDX0 = GX, GDX1 = GX;
+    GDX0.data = gdx0;
+    GDX1.data = gdx1;
+    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(16);
+
+    int bad = 0;
+    drs_set_num_threads(1);
+    bad |= drs_resize_forward(&y0t, &xt, &in, &a) != DRS_OK;
+    bad |= drs_resize_backward(&dx0t, NULL, NULL, &y0t, &xt, &in, &a, DRS_GRAD_OVERWRITE) != DRS_OK;
+    bad |= drs_grid_sample_backward(&GDX0, NULL, &GY, &GX, &GG, &ga, DRS_GRAD_OVERWRITE) != DRS_OK;
+    pthread_t th;
+    g_flip_stop = 0;
+    if (pthread_create(&th, NULL, flipper, NULL) != 0) {
+        printf("FAIL setting changes mid-call: pthread_create\n");
+        g_fail++;
+        return;
+    }
+    for (int it = 0; it < 60 && !bad; it++) {
+        bad |= (drs_resize_forward(&y1t, &xt, &in, &a) != DRS_OK) << 1;
+        bad |= (memcmp(y0, y1, (size_t)m * sizeof *y0) != 0) << 2;
+        bad |= (drs_resize_backward(&dx1t, NULL, NULL, &y0t, &xt, &in, &a, DRS_GRAD_OVERWRITE) != DRS_OK) << 3;
+        bad |= (memcmp(dx0, dx1, (size_t)n * sizeof *dx0) != 0) << 4;
+        bad |= (drs_grid_sample_backward(&GDX1, NULL, &GY, &GX, &GG, &ga, DRS_GRAD_OVERWRITE) != DRS_OK) << 5;
+        bad |= (memcmp(gdx0, gdx1, (size_t)(gC * gH * gW) * sizeof *gdx0) != 0) << 6;
+    }
+    g_flip_stop = 1;
+    pthread_join(th, NULL);
+    drs_set_num_threads(0);
+    if (bad) {
+        printf("FAIL setting changes mid-call: flags %d\n", bad);
+        g_fail++;
+    }
+    free(x); free(y0); free(y1); free(dx0); free(dx1);
+    free(gx); free(gg); free(gy); free(gdx0); free(gdx1);
+}
+
 int main(void)
 {
     check_host_threads();
+    check_setting_changes_midcall();
     const drs_interp_mode rmodes[3] = {DRS_MODE_NEAREST, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
     const drs_dtype types[4] = {DRS_F32, DRS_F64, DRS_U8, DRS_I32};
     char name[128];
