@@ -627,6 +627,16 @@ def gradcheck_cli():
     check(rc == 1 and "FAIL" in so and "scales[1]" in so, f"gradcheck rejected call: {rc} {so} {se}")
     rc, so, se = run(["gradcheck", "Resize-19", "--attr", "modee=linear", "--shape", "1,3,4,5"])
     check(rc == 2 and "modee" in se, f"gradcheck unknown attribute: {rc} {se}")
+    # sizes that are not integers (NaN, 1e300, 2.7) are usage errors, never converted
+    for bad_sizes in ("1e300,nan", "2.7,3"):
+        rc, so, se = run(["gradcheck", "Interpolate-11", "--attr", "shape_calculation_mode=sizes",
+                          "--in", f"scales_or_sizes={bad_sizes}", "--in", "axes=2,3", "--shape", "1,1,4,4"])
+        check(rc == 2 and "not an integer" in se, f"gradcheck sizes {bad_sizes}: {rc} {so} {se}")
+    f = os.path.join(TMP, "gc_sizes.npy")
+    np.save(f, np.array([np.inf, 3.0]))
+    rc, so, se = run(["gradcheck", "Interpolate-4", "--attr", "shape_calculation_mode=sizes",
+                      "--in", f"sizes={f}", "--in", "axes=2,3", "--shape", "1,1,4,4"])
+    check(rc in (1, 2) and "not an integer" in se, f"gradcheck sizes from .npy inf: {rc} {so} {se}")
     # the sweep's --json: every case, and each reproduce line reruns its case
     js = path("gc.json")
     rc, so, se = run(["gradcheck", "--quick", "--op", "Resize-10", "--json", js])

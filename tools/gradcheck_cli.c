@@ -947,6 +947,13 @@ static int port_values(const char *v, int is_int, int64_t *vi, double *vd, int m
             case DRS_I32: x = ((const int32_t *)a.t.data)[k]; break;
             default: x = (double)((const int64_t *)a.t.data)[k]; break;
             }
+            if (is_int && a.t.dtype != DRS_I64 && !(x == floor(x) && fabs(x) < 9.2e18)) {
+                /* no float -> int conversion of NaN, inf, fractions or huge values */
+                snprintf(err, errlen, "%s: element %lld (%g) is not an integer", v, (long long)k,
+                         x);
+                npy_free(&a);
+                return 0;
+            }
             if (is_int)
                 vi[k] = a.t.dtype == DRS_I64 ? ((const int64_t *)a.t.data)[k] : (int64_t)x;
             else
@@ -1123,8 +1130,17 @@ static int gc_single(int argc, char **argv)
             memcpy(op.scales, si.sos, sizeof(double) * (size_t)si.n_sos);
         } else {
             op.n_sizes = si.n_sos;
-            for (int k = 0; k < si.n_sos; k++)
-                op.sizes[k] = (int64_t)si.sos[k];
+            for (int k = 0; k < si.n_sos; k++) {
+                const double x = si.sos[k];
+                if (!(x == floor(x) && fabs(x) < 9.2e18)) {
+                    npy_free(&si.data);
+                    npy_free(&si.grid);
+                    fprintf(stderr, "dresample: error: gradcheck: scales_or_sizes[%d] = %g is not "
+                                    "an integer size (shape_calculation_mode=sizes)\n", k, x);
+                    return 2;
+                }
+                op.sizes[k] = (int64_t)x;
+            }
         }
     }
     for (int k = 0; k < DRS_MAX_RANK; k++)
