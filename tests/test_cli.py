@@ -543,6 +543,21 @@ def all_or_nothing():
     with open(okp, "rb") as f:
         check(rc == 1 and f.read() == b"old", "an existing output file was changed by a failed run")
     check(set(os.listdir(TMP)) == before, "failed run over an existing file left files")
+    # the first output replaces an existing file, then the last rename fails: the old
+    # file comes back, byte for byte, and no backup or temporary is left
+    rc, so, se = run(base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={isdir}"])
+    with open(okp, "rb") as f:
+        check(rc == 1 and f.read() == b"old", "a rolled-back commit did not restore the replaced file")
+    check(set(os.listdir(TMP)) == before, "rolled-back commit left files")
+    # two outputs naming one file: refused before anything is written
+    rc, so, se = run(base + ["--out", f"data_delta={dg}", "--out", f"grid_delta={dg}"])
+    check(rc == 2 and "same file" in se and not os.path.exists(dg), f"duplicate output paths: {rc} {se}")
+    # success over an existing file leaves no backup behind
+    rc, so, se = run(base + ["--out", f"data_delta={okp}", "--out", f"grid_delta={dg}"])
+    check(rc == 0 and set(os.listdir(TMP)) == before | {"a_dg.npy"}, f"backup left after success: {rc} {se}")
+    os.unlink(dg)
+    with open(okp, "wb") as f:
+        f.write(b"old")
     os.unlink(okp)
     # forward: the op fails (negative size) -> no output
     s = save("a_sz.npy", np.array([1, 1, 1, -4], np.int64))

@@ -14,6 +14,7 @@
  * signature (unknown/duplicate/missing names, bad options) or 1 for anything
  * else (bad values, bad files, library errors).  Threads: the library's.
  */
+#define _POSIX_C_SOURCE 200809L /* lstat, link, unlink */
 #include "dresample.h"
 #include "npy.h"
 
@@ -21,6 +22,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -769,13 +771,22 @@ static int run_grid(invocation *v)
  * completely to a temporary file in its own target directory (npy_stage),
  * and only when all of them are staged are they renamed into place.  On any
  * failure the temporaries are removed, and outputs already renamed (possible
- * only when a rename in another directory fails) are removed too, so no
- * output file exists afterwards.  All computation is finished before. */
+ * only when a later rename fails) are rolled back: removed, or, where they
+ * replaced an existing file, that file is put back from a hard link kept
+ * until the end.  Two outputs naming one file are refused.  All computation
+ * is finished before. */
 static int save_outputs(invocation *v)
 {
     char err[512];
     char *tmp[MAX_KV] = {NULL};
+    char *bak[MAX_KV] = {NULL}; /* hard links keeping files the commit replaces */
+    float fparam[2][2 * DRS_MAX_RANK]; /* f32 scales/roi gradients, converted */
     int rc = 0, committed = 0;
+    for (int i = 0; i < v->nout; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(v->out[i].value, v->out[j].value) == 0)
+                return fail(EXIT_USAGE, "outputs %s and %s name the same file '%s'",
+                            v->out[j].name, v->out[i].name, v->out[i].value);
     for (int i = 0; i < v->nout && !rc; i++) {
         const char *name = v->out[i].name, *path = v->out[i].value;
         drs_tensor t;
@@ -793,10 +804,10 @@ static int save_outputs(invocation *v)
                 t.rank = 1;
                 t.shape[0] = v->nparam[k];
                 t.data = src;
-                if (t.dtype == DRS_F32) { /* in place: float array over the double buffer */
-                    float *f = (float *)(void *)src;
-                    for (int q = 0; q < v->nparam[k]; q++)
-                        f[q] = (float)src[q];
+                if (t.dtype == DRS_F32) {
+                    for (int q = 0; q < v->nparam[k] && q < 2 * DRS_MAX_RANK; q++)
+                        fparam[k][q] = (float)src[q];
+                    t.data = fparam[k];
                 }
             }
         }
@@ -804,18 +815,52 @@ static int save_outputs(invocation *v)
             rc = fail(EXIT_ERR, "output %s: %s", name, err);
     }
     for (int i = 0; i < v->nout && !rc; i++) {
-        if (npy_commit(tmp[i], v->out[i].value, err, sizeof err) == DRS_OK)
+        /* an existing file the rename replaces is kept under a hard link
+         * (same directory) until every output is in place, so a rollback
+         * restores it */
+        const char *path = v->out[i].value;
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            const size_t n = strlen(path) + 16;
+            bak[i] = malloc(n);
+            if (bak[i]) {
+                int made = 0;
+                for (int attempt = 0; attempt < 100 && !made; attempt++) {
+                    snprintf(bak[i], n, "%s.bak%d~", path, attempt);
+                    made = link(path, bak[i]) == 0;
+                    if (!made && errno != EEXIST)
+                        break;
+                }
+                if (!made) {
+                    rc = fail(EXIT_ERR, "output %s: cannot keep a backup of the existing '%s' "
+                                        "(%s): nothing written", v->out[i].name, path,
+                              strerror(errno));
+                    free(bak[i]);
+                    bak[i] = NULL;
+                    break;
+                }
+            }
+        }
+        if (npy_commit(tmp[i], path, err, sizeof err) == DRS_OK)
             committed++;
         else
             rc = fail(EXIT_ERR, "output %s: %s", v->out[i].name, err);
     }
     for (int i = 0; i < v->nout; i++) {
         if (i < committed) { /* renamed: the temporary name is gone */
-            if (rc)
-                unlink(v->out[i].value);
+            if (rc) { /* roll back: the old file, or none */
+                if (bak[i])
+                    rename(bak[i], v->out[i].value);
+                else
+                    unlink(v->out[i].value);
+            }
             free(tmp[i]);
         } else {
             npy_discard(tmp[i]);
+        }
+        if (bak[i]) {
+            unlink(bak[i]); /* no-op after a rollback rename */
+            free(bak[i]);
         }
     }
     return rc;
