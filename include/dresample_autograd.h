@@ -207,7 +207,9 @@ DRS_API drs_status drs_ag_resize(drs_var **Y, drs_var *X, drs_var *roi, drs_var 
  * under the op's own size rule (dresample.h, drs_*_scale_range), i.e. into
  * [lo, nextafter(hi, 0)]; entries already inside stay bit for bit.  At the low
  * end lo the scales gradient is the right derivative (the kink rule,
- * dresample.h), so descent can go on from there.  Errors: y NULL or not such
+ * dresample.h), so descent can go on from there.  y's value and gradients
+ * still belong to the scales it was computed with: call this after backward
+ * and the optimiser step, then record the next forward.  Errors: y NULL or not such
  * an output, a NaN entry, no value giving the length; nothing is written on
  * error. */
 DRS_API drs_status drs_ag_project_scales(drs_var *y);

@@ -274,7 +274,9 @@ def set_num_threads(n):
     """The library's thread count (0 = OpenMP's default, OMP_NUM_THREADS).
     Results are bitwise identical for any count; the host's OpenMP settings
     are not changed."""
-    _core.set_num_threads(n)
+    if isinstance(n, bool) or not isinstance(n, (int, _np.integer)):
+        raise TypeError("set_num_threads: n must be an int in [0, 4096], got %r" % (n,))
+    _core.set_num_threads(int(n))
 
 
 def get_num_threads():

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Packaging tests (included by tests/CMakeLists.txt):
 #   install_consumer  the install tree, relocated, consumed four ways
-#                     (test_install.sh: find_package shared/static, pkg-config,
+#                     (test_install.sh: find_package shared and static, pkg-config,
 #                     add_subdirectory from a host with demo/bench/tests targets)
 #   abi_exports       the dynamic symbols of each shared library are exactly the
 #                     functions its public header declares (check_exports.sh)

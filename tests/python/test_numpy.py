@@ -449,6 +449,9 @@ def test_error_types_and_messages():
         dr.torch_interpolate(X, size=(1, 2, 3, 4))
     with pytest.raises(ValueError, match=r"n"):
         dr.set_num_threads(-1)
+    for bad in (None, 1.5, "2", True):
+        with pytest.raises(TypeError, match=r"set_num_threads"):
+            dr.set_num_threads(bad)
     assert dr.get_num_threads() == 0 or dr.get_num_threads() > 0
 
 
