@@ -170,6 +170,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     }
     }
 
+    if (s == DRS_OK) { /* the size-preserving intervals of the same call (no bytes read) */
+        double lo[2 * MAXN], hi[2 * MAXN], rlo[4 * MAXN], rhi[4 * MAXN];
+        if (family == 0 || family == 3)
+            drs_interpolate_scale_range(&ia, &X, &ii, lo, hi);
+        else if (family == 1)
+            drs_resize_scale_range(&ra, &X, &ri, lo, hi, rlo, rhi);
+        else if (family == 2)
+            drs_torch_interpolate_scale_range(&ta, &X, lo, hi);
+    }
+
     if (s == DRS_OK && numel_capped(R, xs) >= 0 && numel_capped(orank, os) >= 0 &&
         (family != 4 || numel_capped(G.rank, G.shape) >= 0)) {
         /* sometimes pass a wrong output shape: it must be rejected, never written past */
