@@ -41,6 +41,26 @@ def _callback(fn, shapes, *args):
     return jax.pure_callback(fn, shapes, *args, **_VMAP)
 
 
+def _vjp(fwd_cb, bwd_cb, out_shape):
+    """A jax.custom_vjp function of n arrays whose forward is fwd_cb(*inputs)
+    with output shape out_shape(*inputs) (the first input's dtype) and whose
+    backward is bwd_cb(*inputs, dy), returning one gradient per input."""
+    @jax.custom_vjp
+    def f(*inputs):
+        return _callback(fwd_cb, jax.ShapeDtypeStruct(out_shape(*inputs), inputs[0].dtype),
+                         *inputs)
+
+    def f_fwd(*inputs):
+        return f(*inputs), inputs
+
+    def f_bwd(inputs, dy):
+        shapes = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in inputs)
+        return _callback(bwd_cb, shapes, *inputs, dy)
+
+    f.defvjp(f_fwd, f_bwd)
+    return f
+
+
 def _concrete(v, name, fn):
     """v as a NumPy float64 array if its value is known now, else None."""
     if v is None:
@@ -111,22 +131,7 @@ def _resize_fn(out_shape, sizes, attrs, has_scales, has_roi):
                 np.zeros(np.shape(roi), np.asarray(roi).dtype) if dr is None else
                 np.asarray(dr).astype(np.asarray(roi).dtype).reshape(np.shape(roi)))
 
-    @jax.custom_vjp
-    def f(X, scales, roi):
-        return _callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, X.dtype), X, scales, roi)
-
-    def f_fwd(X, scales, roi):
-        return f(X, scales, roi), (X, scales, roi)
-
-    def f_bwd(res, dy):
-        X, scales, roi = res
-        shapes = (jax.ShapeDtypeStruct(X.shape, X.dtype),
-                  jax.ShapeDtypeStruct(scales.shape, scales.dtype),
-                  jax.ShapeDtypeStruct(roi.shape, roi.dtype))
-        return _callback(bwd_cb, shapes, X, scales, roi, dy)
-
-    f.defvjp(f_fwd, f_bwd)
-    return f
+    return _vjp(fwd_cb, bwd_cb, lambda *_: out_shape)
 
 
 def resize(X, scales=None, sizes=None, roi=None, *, out_shape=None, **attrs):
@@ -201,22 +206,7 @@ def _interp_fn(out_shape, sizes, axes, version, attrs, has_scales):
                 np.zeros(np.shape(scales), sdt) if ds is None else
                 np.asarray(ds).astype(sdt).reshape(np.shape(scales)))
 
-    @jax.custom_vjp
-    def f(data, scales):
-        return _callback(fwd_cb, jax.ShapeDtypeStruct(out_shape, data.dtype), data,
-                                 scales)
-
-    def f_fwd(data, scales):
-        return f(data, scales), (data, scales)
-
-    def f_bwd(res, dy):
-        data, scales = res
-        shapes = (jax.ShapeDtypeStruct(data.shape, data.dtype),
-                  jax.ShapeDtypeStruct(scales.shape, scales.dtype))
-        return _callback(bwd_cb, shapes, data, scales, dy)
-
-    f.defvjp(f_fwd, f_bwd)
-    return f
+    return _vjp(fwd_cb, bwd_cb, lambda *_: out_shape)
 
 
 def _interp_backward(data, dy, sizes, scales, axes, version, kw):
@@ -294,22 +284,8 @@ def _grid_fn(mode, padding_mode, align_corners, version):
         r = _d.grid_sample_backward(X, grid, np.asarray(dy), **kw)
         return np.asarray(r["X_delta"], X.dtype), np.asarray(r["grid_delta"], grid.dtype)
 
-    @jax.custom_vjp
-    def f(X, grid):
-        shape = tuple(X.shape[:2]) + tuple(grid.shape[1:-1])
-        return _callback(fwd_cb, jax.ShapeDtypeStruct(shape, X.dtype), X, grid)
-
-    def f_fwd(X, grid):
-        return f(X, grid), (X, grid)
-
-    def f_bwd(res, dy):
-        X, grid = res
-        shapes = (jax.ShapeDtypeStruct(X.shape, X.dtype),
-                  jax.ShapeDtypeStruct(grid.shape, grid.dtype))
-        return _callback(bwd_cb, shapes, X, grid, dy)
-
-    f.defvjp(f_fwd, f_bwd)
-    return f
+    return _vjp(fwd_cb, bwd_cb,
+                lambda X, grid: tuple(X.shape[:2]) + tuple(grid.shape[1:-1]))
 
 
 def grid_sample(X, grid, mode="bilinear", padding_mode="zeros", align_corners=False,

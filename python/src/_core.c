@@ -152,24 +152,6 @@ static int tbuf_get_opt(tbuf *b, drs_tensor **pt, PyObject *o, const char *name,
     return 0;
 }
 
-/* A writable float64 vector of exactly n entries (a scales/roi gradient). */
-static int vec_get_opt(tbuf *b, double **p, PyObject *o, const char *name, int n)
-{
-    drs_tensor *t;
-    *p = NULL;
-    if (tbuf_get_opt(b, &t, o, name, 1) < 0)
-        return -1;
-    if (!t)
-        return 0;
-    if (t->dtype != DRS_F64 || t->rank != 1 || t->shape[0] != n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected a float64 vector of %d entries", name, n);
-        tbuf_release(b);
-        return -1;
-    }
-    *p = (double *)t->data;
-    return 0;
-}
-
 /* ------------------------------------------------------------- 1-D inputs */
 
 /* A sequence of numbers (or one number) -> doubles / int64s.  None -> *n = -1. */
@@ -378,6 +360,122 @@ static PyObject *alloc_output(PyObject *alloc, PyObject *dtype, tbuf *b, drs_dty
     return out;
 }
 
+/* ------------------------------------------------------------- calls */
+
+/* The tensors one call holds, released together. */
+#define MAX_BUFS 6
+
+typedef struct bufs {
+    tbuf b[MAX_BUFS];
+    int n;
+} bufs;
+
+static void bufs_release(bufs *s)
+{
+    while (s->n > 0)
+        tbuf_release(&s->b[--s->n]);
+}
+
+/* One tensor argument: optional ones may be None; vec >= 0 asks for a
+ * writable float64 vector of exactly vec entries (a scales/roi gradient). */
+typedef struct argspec {
+    const char *name;
+    int writable, optional, vec;
+} argspec;
+
+#define IN(name) {name, 0, 0, -1}
+#define GRAD(name) {name, 1, 1, -1}
+#define VGRAD(name, n) {name, 1, 1, (n)}
+
+/* Gets args[0..n) as spec says into s; p[i] is the tensor or NULL (None).
+ * On error every buffer is released and an exception is set. */
+static int bufs_get(bufs *s, PyObject *const *args, const argspec *spec, int n, drs_tensor **p)
+{
+    s->n = 0;
+    for (int i = 0; i < n; i++) {
+        tbuf *b = &s->b[s->n++];
+        const argspec *a = &spec[i];
+        if (a->optional ? tbuf_get_opt(b, &p[i], args[i], a->name, a->writable) < 0
+                        : tbuf_get(b, args[i], a->name, a->writable) < 0)
+            goto fail;
+        if (!a->optional)
+            p[i] = &b->t;
+        if (a->vec >= 0 && p[i] &&
+            (p[i]->dtype != DRS_F64 || p[i]->rank != 1 || p[i]->shape[0] != a->vec)) {
+            PyErr_Format(PyExc_ValueError, "%s: expected a float64 vector of %d entries",
+                         a->name, a->vec);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    bufs_release(s);
+    return -1;
+}
+
+static double *vec_of(drs_tensor *t)
+{
+    return t ? (double *)t->data : NULL;
+}
+
+typedef drs_status (*shape_fn)(const void *op, drs_tensor *const *in, int *rank, int64_t *shape);
+typedef drs_status (*forward_fn)(const void *op, drs_tensor *y, drs_tensor *const *in);
+typedef drs_status (*backward_fn)(const void *op, drs_tensor *const *p);
+
+/* A forward call: args = (alloc, dtype, inputs...); the output is
+ * alloc(shape, dtype) with the shape the op infers, the data type of the
+ * first input. */
+static PyObject *run_forward(PyObject *const *args, const argspec *in_spec, int n_in,
+                             const void *op, shape_fn shape_of, forward_fn forward)
+{
+    bufs s;
+    drs_tensor *in[MAX_BUFS - 1];
+    if (bufs_get(&s, args + 2, in_spec, n_in, in) < 0)
+        return NULL;
+    int rank;
+    int64_t shape[DRS_MAX_RANK];
+    drs_status st = shape_of(op, in, &rank, shape);
+    if (st != DRS_OK) {
+        bufs_release(&s);
+        return raise_status(st);
+    }
+    tbuf *y = &s.b[s.n];
+    PyObject *out = alloc_output(args[0], args[1], y, in[0]->dtype, rank, shape);
+    if (!out) {
+        bufs_release(&s);
+        return NULL;
+    }
+    s.n++;
+    Py_BEGIN_ALLOW_THREADS
+    st = forward(op, &y->t, in);
+    Py_END_ALLOW_THREADS
+    bufs_release(&s);
+    if (st != DRS_OK) {
+        Py_DECREF(out);
+        return raise_status(st);
+    }
+    return out;
+}
+
+/* A backward call: args are the tensors of spec (gradients first, written in
+ * place, None for one not wanted); returns None. */
+static PyObject *run_backward(PyObject *const *args, const argspec *spec, int n, const void *op,
+                              backward_fn backward)
+{
+    bufs s;
+    drs_tensor *p[MAX_BUFS];
+    if (bufs_get(&s, args, spec, n, p) < 0)
+        return NULL;
+    drs_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = backward(op, p);
+    Py_END_ALLOW_THREADS
+    bufs_release(&s);
+    if (st != DRS_OK)
+        return raise_status(st);
+    Py_RETURN_NONE;
+}
+
 /* ======================================================================
  * ONNX Resize
  * a[0..2]: roi, scales, sizes; a[3..12]: opset, mode,
@@ -442,40 +540,35 @@ static int resize_parse(resize_args *r, PyObject *const *a)
     return 0;
 }
 
+static drs_status resize_shape(const void *op, drs_tensor *const *in, int *rank,
+                               int64_t *shape)
+{
+    const resize_args *r = op;
+    return drs_resize_infer_shape(&r->attrs, in[0], &r->in, rank, shape);
+}
+
+static drs_status resize_run(const void *op, drs_tensor *y, drs_tensor *const *in)
+{
+    const resize_args *r = op;
+    return drs_resize_forward(y, in[0], &r->in, &r->attrs);
+}
+
 /* resize(alloc, dtype, X, roi, scales, sizes, <attrs>) -> Y */
 static PyObject *py_resize(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("resize", nargs, 3 + RESIZE_NA) < 0)
-        return NULL;
     resize_args r;
-    if (resize_parse(&r, args + 3) < 0)
+    if (check_nargs("resize", nargs, 3 + RESIZE_NA) < 0 || resize_parse(&r, args + 3) < 0)
         return NULL;
-    tbuf x, y;
-    if (tbuf_get(&x, args[2], "X", 0) < 0)
-        return NULL;
-    int rank;
-    int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_resize_infer_shape(&r.attrs, &x.t, &r.in, &rank, shape);
-    if (s != DRS_OK) {
-        tbuf_release(&x);
-        return raise_status(s);
-    }
-    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
-    if (!out) {
-        tbuf_release(&x);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_resize_forward(&y.t, &x.t, &r.in, &r.attrs);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&y);
-    if (s != DRS_OK) {
-        Py_DECREF(out);
-        return raise_status(s);
-    }
-    return out;
+    static const argspec in[] = {IN("X")};
+    return run_forward(args, in, 1, &r, resize_shape, resize_run);
+}
+
+static drs_status resize_grad(const void *op, drs_tensor *const *p)
+{
+    const resize_args *r = op;
+    return drs_resize_backward(p[0], vec_of(p[1]), vec_of(p[2]), p[3], p[4], &r->in, &r->attrs,
+                               DRS_GRAD_OVERWRITE);
 }
 
 /* resize_backward(X_delta, scales_delta, roi_delta, output_delta, X, roi, scales, sizes,
@@ -483,45 +576,12 @@ static PyObject *py_resize(PyObject *self, PyObject *const *args, Py_ssize_t nar
 static PyObject *py_resize_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("resize_backward", nargs, 5 + RESIZE_NA) < 0)
-        return NULL;
     resize_args r;
-    if (resize_parse(&r, args + 5) < 0)
+    if (check_nargs("resize_backward", nargs, 5 + RESIZE_NA) < 0 || resize_parse(&r, args + 5) < 0)
         return NULL;
-    tbuf dx, ds, dr, dy, x;
-    drs_tensor *pdx;
-    double *pds, *pdr;
-    if (tbuf_get_opt(&dx, &pdx, args[0], "X_delta", 1) < 0)
-        return NULL;
-    if (vec_get_opt(&ds, &pds, args[1], "scales_delta", r.in.n_scales) < 0)
-        goto fail1;
-    if (vec_get_opt(&dr, &pdr, args[2], "roi_delta", r.in.n_roi) < 0)
-        goto fail2;
-    if (tbuf_get(&dy, args[3], "output_delta", 0) < 0)
-        goto fail3;
-    if (tbuf_get(&x, args[4], "X", 0) < 0)
-        goto fail4;
-    drs_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_resize_backward(pdx, pds, pdr, &dy.t, &x.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&dy);
-    tbuf_release(&dr);
-    tbuf_release(&ds);
-    tbuf_release(&dx);
-    if (s != DRS_OK)
-        return raise_status(s);
-    Py_RETURN_NONE;
-fail4:
-    tbuf_release(&dy);
-fail3:
-    tbuf_release(&dr);
-fail2:
-    tbuf_release(&ds);
-fail1:
-    tbuf_release(&dx);
-    return NULL;
+    const argspec spec[] = {GRAD("X_delta"), VGRAD("scales_delta", r.in.n_scales),
+                            VGRAD("roi_delta", r.in.n_roi), IN("output_delta"), IN("X")};
+    return run_backward(args, spec, 5, &r, resize_grad);
 }
 
 /* ======================================================================
@@ -587,40 +647,42 @@ static int interp_parse(interp_args *r, PyObject *const *a)
     return 0;
 }
 
+static drs_status interp_shape(const void *op, drs_tensor *const *in, int *rank,
+                               int64_t *shape)
+{
+    const interp_args *r = op;
+    return drs_interpolate_infer_shape(&r->attrs, in[0], &r->in, rank, shape);
+}
+
+static drs_status interp_run(const void *op, drs_tensor *y, drs_tensor *const *in)
+{
+    const interp_args *r = op;
+    return drs_interpolate_forward(y, in[0], &r->in, &r->attrs);
+}
+
 /* interpolate(alloc, dtype, data, sizes, scales, axes, <attrs>) -> output */
 static PyObject *py_interpolate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("interpolate", nargs, 3 + INTERP_NA) < 0)
-        return NULL;
     interp_args r;
-    if (interp_parse(&r, args + 3) < 0)
+    if (check_nargs("interpolate", nargs, 3 + INTERP_NA) < 0 || interp_parse(&r, args + 3) < 0)
         return NULL;
-    tbuf x, y;
-    if (tbuf_get(&x, args[2], "data", 0) < 0)
-        return NULL;
-    int rank;
-    int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_interpolate_infer_shape(&r.attrs, &x.t, &r.in, &rank, shape);
-    if (s != DRS_OK) {
-        tbuf_release(&x);
-        return raise_status(s);
-    }
-    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
-    if (!out) {
-        tbuf_release(&x);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_interpolate_forward(&y.t, &x.t, &r.in, &r.attrs);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&y);
-    if (s != DRS_OK) {
-        Py_DECREF(out);
-        return raise_status(s);
-    }
-    return out;
+    static const argspec in[] = {IN("data")};
+    return run_forward(args, in, 1, &r, interp_shape, interp_run);
+}
+
+static drs_status interp_backward_run(const void *op, drs_tensor *const *p)
+{
+    const interp_args *r = op;
+    return drs_interpolate_backward(p[0], vec_of(p[1]), p[2], p[3], &r->in, &r->attrs,
+                                    DRS_GRAD_OVERWRITE);
+}
+
+static drs_status interp_backprop_run(const void *op, drs_tensor *const *p)
+{
+    const interp_args *r = op;
+    return drs_interpolate_backprop(p[0], vec_of(p[1]), p[3], p[2], &r->in, &r->attrs,
+                                    DRS_GRAD_OVERWRITE);
 }
 
 /* interpolate_backward / interpolate_backprop(data_delta, scales_delta, output_delta, data,
@@ -628,43 +690,13 @@ static PyObject *py_interpolate(PyObject *self, PyObject *const *args, Py_ssize_
 static PyObject *interp_grad(const char *fn, int backprop, PyObject *const *args,
                              Py_ssize_t nargs)
 {
-    if (check_nargs(fn, nargs, 4 + INTERP_NA) < 0)
-        return NULL;
     interp_args r;
-    if (interp_parse(&r, args + 4) < 0)
+    if (check_nargs(fn, nargs, 4 + INTERP_NA) < 0 || interp_parse(&r, args + 4) < 0)
         return NULL;
-    tbuf dx, ds, dy, x;
-    drs_tensor *pdx;
-    double *pds;
-    if (tbuf_get_opt(&dx, &pdx, args[0], backprop ? "input_delta" : "data_delta", 1) < 0)
-        return NULL;
-    if (vec_get_opt(&ds, &pds, args[1], "scales_delta", r.in.n_scales > 0 ? r.in.n_scales : 0) < 0)
-        goto fail1;
-    if (tbuf_get(&dy, args[2], "output_delta", 0) < 0)
-        goto fail2;
-    if (tbuf_get(&x, args[3], "data", 0) < 0)
-        goto fail3;
-    drs_status s;
-    Py_BEGIN_ALLOW_THREADS
-    if (backprop)
-        s = drs_interpolate_backprop(pdx, pds, &x.t, &dy.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
-    else
-        s = drs_interpolate_backward(pdx, pds, &dy.t, &x.t, &r.in, &r.attrs, DRS_GRAD_OVERWRITE);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&dy);
-    tbuf_release(&ds);
-    tbuf_release(&dx);
-    if (s != DRS_OK)
-        return raise_status(s);
-    Py_RETURN_NONE;
-fail3:
-    tbuf_release(&dy);
-fail2:
-    tbuf_release(&ds);
-fail1:
-    tbuf_release(&dx);
-    return NULL;
+    const argspec spec[] = {GRAD(backprop ? "input_delta" : "data_delta"),
+                            VGRAD("scales_delta", r.in.n_scales > 0 ? r.in.n_scales : 0),
+                            IN("output_delta"), IN("data")};
+    return run_backward(args, spec, 4, &r, backprop ? interp_backprop_run : interp_backward_run);
 }
 
 static PyObject *py_interpolate_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -721,40 +753,30 @@ static int torch_parse(drs_torch_interpolate_attrs *t, PyObject *const *a)
     return 0;
 }
 
+static drs_status torch_shape(const void *op, drs_tensor *const *in, int *rank, int64_t *shape)
+{
+    return drs_torch_interpolate_infer_shape(op, in[0], rank, shape);
+}
+
+static drs_status torch_run(const void *op, drs_tensor *y, drs_tensor *const *in)
+{
+    return drs_torch_interpolate_forward(y, in[0], op);
+}
+
 /* torch_interpolate(alloc, dtype, input, <attrs>) -> output */
 static PyObject *py_torch_interpolate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("torch_interpolate", nargs, 3 + TORCH_NA) < 0)
-        return NULL;
     drs_torch_interpolate_attrs a;
-    if (torch_parse(&a, args + 3) < 0)
+    if (check_nargs("torch_interpolate", nargs, 3 + TORCH_NA) < 0 || torch_parse(&a, args + 3) < 0)
         return NULL;
-    tbuf x, y;
-    if (tbuf_get(&x, args[2], "input", 0) < 0)
-        return NULL;
-    int rank;
-    int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_torch_interpolate_infer_shape(&a, &x.t, &rank, shape);
-    if (s != DRS_OK) {
-        tbuf_release(&x);
-        return raise_status(s);
-    }
-    PyObject *out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
-    if (!out) {
-        tbuf_release(&x);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_torch_interpolate_forward(&y.t, &x.t, &a);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&y);
-    if (s != DRS_OK) {
-        Py_DECREF(out);
-        return raise_status(s);
-    }
-    return out;
+    static const argspec in[] = {IN("input")};
+    return run_forward(args, in, 1, &a, torch_shape, torch_run);
+}
+
+static drs_status torch_grad(const void *op, drs_tensor *const *p)
+{
+    return drs_torch_interpolate_backward(p[0], p[1], p[2], op, DRS_GRAD_OVERWRITE);
 }
 
 /* torch_interpolate_backward(input_delta, output_delta, input, <attrs>) -> None */
@@ -762,33 +784,12 @@ static PyObject *py_torch_interpolate_backward(PyObject *self, PyObject *const *
                                                Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("torch_interpolate_backward", nargs, 3 + TORCH_NA) < 0)
-        return NULL;
     drs_torch_interpolate_attrs a;
-    if (torch_parse(&a, args + 3) < 0)
+    if (check_nargs("torch_interpolate_backward", nargs, 3 + TORCH_NA) < 0 ||
+        torch_parse(&a, args + 3) < 0)
         return NULL;
-    tbuf dx, dy, x;
-    if (tbuf_get(&dx, args[0], "input_delta", 1) < 0)
-        return NULL;
-    if (tbuf_get(&dy, args[1], "output_delta", 0) < 0) {
-        tbuf_release(&dx);
-        return NULL;
-    }
-    if (tbuf_get(&x, args[2], "input", 0) < 0) {
-        tbuf_release(&dy);
-        tbuf_release(&dx);
-        return NULL;
-    }
-    drs_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_torch_interpolate_backward(&dx.t, &dy.t, &x.t, &a, DRS_GRAD_OVERWRITE);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&x);
-    tbuf_release(&dy);
-    tbuf_release(&dx);
-    if (s != DRS_OK)
-        return raise_status(s);
-    Py_RETURN_NONE;
+    static const argspec spec[] = {{"input_delta", 1, 0, -1}, IN("output_delta"), IN("input")};
+    return run_backward(args, spec, 3, &a, torch_grad);
 }
 
 /* ======================================================================
@@ -815,88 +816,43 @@ static int grid_parse(drs_grid_sample_attrs *g, PyObject *const *a)
     return 0;
 }
 
+static drs_status grid_shape(const void *op, drs_tensor *const *in, int *rank, int64_t *shape)
+{
+    return drs_grid_sample_infer_shape(op, in[0], in[1], rank, shape);
+}
+
+static drs_status grid_run(const void *op, drs_tensor *y, drs_tensor *const *in)
+{
+    return drs_grid_sample_forward(y, in[0], in[1], op);
+}
+
 /* grid_sample(alloc, dtype, X, grid, <attrs>) -> Y */
 static PyObject *py_grid_sample(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("grid_sample", nargs, 4 + GRID_NA) < 0)
-        return NULL;
     drs_grid_sample_attrs a;
-    if (grid_parse(&a, args + 4) < 0)
+    if (check_nargs("grid_sample", nargs, 4 + GRID_NA) < 0 || grid_parse(&a, args + 4) < 0)
         return NULL;
-    tbuf x, g, y;
-    if (tbuf_get(&x, args[2], "X", 0) < 0)
-        return NULL;
-    if (tbuf_get(&g, args[3], "grid", 0) < 0) {
-        tbuf_release(&x);
-        return NULL;
-    }
-    int rank;
-    int64_t shape[DRS_MAX_RANK];
-    drs_status s = drs_grid_sample_infer_shape(&a, &x.t, &g.t, &rank, shape);
-    PyObject *out = NULL;
-    if (s == DRS_OK)
-        out = alloc_output(args[0], args[1], &y, x.t.dtype, rank, shape);
-    if (!out) {
-        tbuf_release(&g);
-        tbuf_release(&x);
-        return s != DRS_OK ? raise_status(s) : NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_grid_sample_forward(&y.t, &x.t, &g.t, &a);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&g);
-    tbuf_release(&x);
-    tbuf_release(&y);
-    if (s != DRS_OK) {
-        Py_DECREF(out);
-        return raise_status(s);
-    }
-    return out;
+    static const argspec in[] = {IN("X"), IN("grid")};
+    return run_forward(args, in, 2, &a, grid_shape, grid_run);
+}
+
+static drs_status grid_grad(const void *op, drs_tensor *const *p)
+{
+    return drs_grid_sample_backward(p[0], p[1], p[2], p[3], p[4], op, DRS_GRAD_OVERWRITE);
 }
 
 /* grid_sample_backward(X_delta, grid_delta, output_delta, X, grid, <attrs>) -> None */
 static PyObject *py_grid_sample_backward(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (check_nargs("grid_sample_backward", nargs, 5 + GRID_NA) < 0)
-        return NULL;
     drs_grid_sample_attrs a;
-    if (grid_parse(&a, args + 5) < 0)
+    if (check_nargs("grid_sample_backward", nargs, 5 + GRID_NA) < 0 ||
+        grid_parse(&a, args + 5) < 0)
         return NULL;
-    tbuf dx, dg, dy, x, g;
-    drs_tensor *pdx, *pdg;
-    if (tbuf_get_opt(&dx, &pdx, args[0], "X_delta", 1) < 0)
-        return NULL;
-    if (tbuf_get_opt(&dg, &pdg, args[1], "grid_delta", 1) < 0)
-        goto fail1;
-    if (tbuf_get(&dy, args[2], "output_delta", 0) < 0)
-        goto fail2;
-    if (tbuf_get(&x, args[3], "X", 0) < 0)
-        goto fail3;
-    if (tbuf_get(&g, args[4], "grid", 0) < 0)
-        goto fail4;
-    drs_status s;
-    Py_BEGIN_ALLOW_THREADS
-    s = drs_grid_sample_backward(pdx, pdg, &dy.t, &x.t, &g.t, &a, DRS_GRAD_OVERWRITE);
-    Py_END_ALLOW_THREADS
-    tbuf_release(&g);
-    tbuf_release(&x);
-    tbuf_release(&dy);
-    tbuf_release(&dg);
-    tbuf_release(&dx);
-    if (s != DRS_OK)
-        return raise_status(s);
-    Py_RETURN_NONE;
-fail4:
-    tbuf_release(&x);
-fail3:
-    tbuf_release(&dy);
-fail2:
-    tbuf_release(&dg);
-fail1:
-    tbuf_release(&dx);
-    return NULL;
+    static const argspec spec[] = {GRAD("X_delta"), GRAD("grid_delta"), IN("output_delta"),
+                                   IN("X"), IN("grid")};
+    return run_backward(args, spec, 5, &a, grid_grad);
 }
 
 /* ======================================================================
