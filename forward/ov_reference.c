@@ -174,7 +174,15 @@ static drs_status ov_axis_build(const drs_plan *p, const drs_axis_plan *ap, floa
     memset(t, 0, sizeof *t);
     t->axis = ap->axis;
     const int64_t O = ap->O;
-    const int64_t cap = ap->kernel == DRS_K_LINEAR_OV ? (ap->L < 1 ? 1 : ap->L) : 4;
+    /* taps of one output: 4 (cubic), 2 (linear_onnx), for linear those with
+     * |a (c - j)| < 1: at most 2/a + 1, and at most L */
+    int64_t cap = 4;
+    if (ap->kernel == DRS_K_LINEAR_OV) {
+        const double nw = 2.0 / (double)a + 3.0;
+        cap = !(nw < (double)ap->L) ? ap->L : (int64_t)nw;
+        if (cap < 1)
+            cap = 1;
+    }
     int64_t *jb = drs__malloc((size_t)cap * sizeof *jb);
     float *wb = drs__malloc((size_t)cap * sizeof *wb);
     t->start = drs__malloc((size_t)(O + 1) * sizeof *t->start);
