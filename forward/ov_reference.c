@@ -231,6 +231,7 @@ typedef struct ov_run {
     int is_tap[DRS_MAX_RANK];
     ov_axis ax[DRS_MAX_RANK];
     float w0; /* the first factor of every product: prod(a) (linear) or 1 */
+    int no_pads; /* no pad cell anywhere: every tap valid (the 1- and 2-axis loops) */
 } ov_run;
 
 /* Saturating conversion of the reference's float result (already rounded or
@@ -247,6 +248,7 @@ typedef struct ov_run {
     {                                                                                          \
         const int R = c->rank, m = c->m;                                                       \
         const int64_t W = c->out_shape[R - 1];                                                 \
+        const int last_tap = c->is_tap[R - 1];                                                 \
         int64_t nrows = 1;                                                                     \
         for (int d = 0; d < R - 1; d++)                                                        \
             nrows *= c->out_shape[d];                                                          \
@@ -259,17 +261,25 @@ typedef struct ov_run {
                 coord[d] = rem % c->out_shape[d];                                              \
                 rem /= c->out_shape[d];                                                        \
             }                                                                                  \
+            /* axes without taps: the output coordinate, in padded space */                    \
+            int64_t base_row = 0;                                                              \
+            int inside_row = 1;                                                                \
+            for (int d = 0; d < R - 1; d++) {                                                  \
+                if (c->is_tap[d])                                                              \
+                    continue;                                                                  \
+                const int64_t i = coord[d] - c->pb[d];                                         \
+                inside_row &= i >= 0 && i < c->in_shape[d];                                    \
+                base_row += i * c->istride[d];                                                 \
+            }                                                                                  \
+            T *yrow = y + row * W;                                                             \
             for (int64_t ow = 0; ow < W; ow++) {                                               \
                 coord[R - 1] = ow;                                                             \
-                /* axes without taps: the output coordinate, in padded space */                \
-                int64_t base = 0;                                                              \
-                int inside = 1;                                                                \
-                for (int d = 0; d < R; d++) {                                                  \
-                    if (c->is_tap[d])                                                          \
-                        continue;                                                              \
-                    const int64_t i = coord[d] - c->pb[d];                                     \
-                    inside &= i >= 0 && i < c->in_shape[d];                                    \
-                    base += i * c->istride[d];                                                 \
+                int64_t base = base_row;                                                       \
+                int inside = inside_row;                                                       \
+                if (!last_tap) {                                                               \
+                    const int64_t i = ow - c->pb[R - 1];                                       \
+                    inside &= i >= 0 && i < c->in_shape[R - 1];                                \
+                    base += i;                                                                 \
                 }                                                                              \
                 int64_t s[DRS_MAX_RANK], n[DRS_MAX_RANK], k[DRS_MAX_RANK];                     \
                 int empty = 0;                                                                 \
@@ -281,33 +291,55 @@ typedef struct ov_run {
                     empty |= n[a] == 0;                                                        \
                 }                                                                              \
                 /* every combination of taps, the first listed axis slowest:               \
-                 * w = w0 * w_0 * w_1 ..., wsum += w, summa += w * x (float32) */          \
+                 * w = ((w0 * w_0) * w_1) ..., wsum += w, summa += w * x (float32) */      \
                 float summa = 0.0f, wsum = 0.0f;                                               \
-                while (!empty) {                                                               \
-                    float w = c->w0;                                                           \
-                    int64_t off = base;                                                        \
-                    int valid = inside;                                                        \
-                    for (int a = 0; a < m; a++) {                                              \
-                        const int64_t q = s[a] + k[a];                                         \
-                        w *= c->ax[a].w[q];                                                    \
-                        off += c->ax[a].off[q];                                                \
-                        valid &= c->ax[a].valid[q];                                            \
+                if (empty) { /* an axis without taps: 0 */                                      \
+                } else if (c->no_pads && m == 1) {                                             \
+                    const float *wa = c->ax[0].w + s[0];                                       \
+                    const int64_t *oa = c->ax[0].off + s[0];                                   \
+                    for (int64_t ka = 0; ka < n[0]; ka++) {                                    \
+                        const float w = c->w0 * wa[ka];                                        \
+                        wsum += w;                                                             \
+                        summa += w * (float)x[base + oa[ka]];                                  \
                     }                                                                          \
-                    wsum += w;                                                                 \
-                    summa += w * (valid ? (float)x[off] : 0.0f);                               \
-                    int a = m - 1;                                                             \
-                    while (a >= 0 && ++k[a] == n[a])                                           \
-                        k[a--] = 0;                                                            \
-                    if (a < 0)                                                                 \
-                        break;                                                                 \
+                } else if (c->no_pads && m == 2) {                                             \
+                    const float *wa = c->ax[0].w + s[0], *wb = c->ax[1].w + s[1];              \
+                    const int64_t *oa = c->ax[0].off + s[0], *ob = c->ax[1].off + s[1];        \
+                    for (int64_t ka = 0; ka < n[0]; ka++) {                                    \
+                        const float pa = c->w0 * wa[ka];                                       \
+                        const T *xa = x + base + oa[ka];                                       \
+                        for (int64_t kb = 0; kb < n[1]; kb++) {                                \
+                            const float w = pa * wb[kb];                                       \
+                            wsum += w;                                                         \
+                            summa += w * (float)xa[ob[kb]];                                    \
+                        }                                                                      \
+                    }                                                                          \
+                } else {                                                                       \
+                    for (;;) {                                                                 \
+                        float w = c->w0;                                                       \
+                        int64_t off = base;                                                    \
+                        int valid = inside;                                                    \
+                        for (int a = 0; a < m; a++) {                                          \
+                            const int64_t q = s[a] + k[a];                                     \
+                            w *= c->ax[a].w[q];                                                \
+                            off += c->ax[a].off[q];                                            \
+                            valid &= c->ax[a].valid[q];                                        \
+                        }                                                                      \
+                        wsum += w;                                                             \
+                        summa += w * (valid ? (float)x[off] : 0.0f);                           \
+                        int a = m - 1;                                                         \
+                        while (a >= 0 && ++k[a] == n[a])                                       \
+                            k[a--] = 0;                                                        \
+                        if (a < 0)                                                             \
+                            break;                                                             \
+                    }                                                                          \
                 }                                                                              \
-                T *dst = &y[row * W + ow];                                                     \
                 if (!c->linear)                                                                \
-                    OV_STORE(T, LO, HI, *dst, truncf(summa));                                  \
+                    OV_STORE(T, LO, HI, yrow[ow], truncf(summa));                              \
                 else if (wsum == 0.0f)                                                         \
-                    *dst = 0;                                                                  \
+                    yrow[ow] = 0;                                                              \
                 else                                                                           \
-                    OV_STORE(T, LO, HI, *dst, roundf(summa / wsum));                           \
+                    OV_STORE(T, LO, HI, yrow[ow], roundf(summa / wsum));                       \
             }                                                                                  \
         }                                                                                      \
     }
@@ -340,9 +372,11 @@ drs_status drs_ov_reference_execute(const drs_plan *p, drs_tensor *y, const drs_
     /* the resized axes in the order of the axes list (param_index) */
     const drs_axis_plan *list[DRS_MAX_RANK] = {NULL};
     int nax = 0;
+    c.no_pads = 1;
     for (int i = 0; i < p->npass; i++) {
         const drs_axis_plan *ap = &p->pass[i];
         c.pb[ap->axis] = ap->pad_begin;
+        c.no_pads &= ap->pad_begin == 0 && ap->L == ap->in_len;
         if (ap->kernel != DRS_K_IDENTITY)
             list[nax++] = ap;
     }
