@@ -303,8 +303,9 @@ def ov_child(path, start):
     core = ov.Core()
     for t, (c, which) in enumerate(tasks[start:], start):
         res = ov_reference(c) if which == "ref" else ov_cpu(c, core)
-        with open(f"{path}.{t}.pkl", "wb") as f:
+        with open(f"{path}.{t}.tmp", "wb") as f:  # then renamed: a crash never leaves half a file
             pickle.dump(res, f)
+        os.replace(f"{path}.{t}.tmp", f"{path}.{t}.pkl")
 
 
 def run_openvino(cases, tmp):
