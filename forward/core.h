@@ -138,6 +138,10 @@ double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param);
 void drs_table_free(drs_table *t);
 /* Source coordinate of output o (before any clamping). Exposed for tests/backward. */
 double drs_coord(const drs_axis_plan *ap, int64_t o);
+/* OpenVINO's source coordinate of output o in float32, the operations of its
+ * reference (GetOriginalCoordinate) in the same order, identity short-cut
+ * included (ap->ov_f32 plans only). */
+float drs_ov_coord(const drs_axis_plan *ap, int64_t o);
 
 /* Planners (plan.c): validate everything and lower the op onto a plan. */
 drs_status drs_plan_interpolate(drs_plan *p, const drs_interpolate_attrs *at, const drs_tensor *x,
@@ -262,6 +266,12 @@ drs_status drs__interpolate_sides(const drs_interpolate_attrs *attrs, const drs_
                                   const drs_interpolate_inputs *in, int *left, int *right);
 drs_status drs__resize_sides(const drs_resize_attrs *attrs, const drs_tensor *X,
                              const drs_resize_inputs *in, int which, int *left, int *right);
+
+/* OpenVINO Interpolate on u8/i8/i32 data in linear, linear_onnx or cubic
+ * (ov_reference.c): 1 when the plan is one, which drs_ov_reference_execute
+ * then runs with the float32 arithmetic of OpenVINO's reference. */
+int drs_ov_reference_applies(const drs_plan *p);
+drs_status drs_ov_reference_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);
 
 /* Runs a plan on validated tensors (plan.c validated everything). */
 drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);

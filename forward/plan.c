@@ -456,8 +456,10 @@ drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
     drs_status s = drs_plan_interpolate(&p, attrs, data, in);
     if (!s)
         s = drs_plan_check_output(&p, output, data);
+    /* integer linear / linear_onnx / cubic: OpenVINO's float32 arithmetic */
     if (!s)
-        s = drs_plan_execute(&p, output, data);
+        s = drs_ov_reference_applies(&p) ? drs_ov_reference_execute(&p, output, data)
+                                         : drs_plan_execute(&p, output, data);
     return s;
 }
 

@@ -149,26 +149,29 @@ static int64_t nearest_index(const drs_axis_plan *ap, double c)
 }
 
 /* OpenVINO's nearest index (ov::reference::interpolate, get_input_coords_for_
- * nearest_mode): the coordinate transform and the rounding rule in float32,
+ * nearest_mode): the coordinate transform (drs_ov_coord) and the rounding rule in float32,
  * the same operations in the same order, so that every tie goes the same way.
  * (int64) casts become truncf/floorf and clamp_index (no out-of-range
  * conversion); the values are the same. */
-static int64_t ov_nearest_index(const drs_axis_plan *ap, int64_t o)
+float drs_ov_coord(const drs_axis_plan *ap, int64_t o)
 {
     const float x = (float)o, s = (float)ap->scale, O = (float)ap->O, L = (float)ap->L;
-    float c;
-    if (s == 1.0f || O == L) {
-        c = x;
-    } else {
-        switch (ap->coord) {
-        case DRS_COORD_HALF_PIXEL: c = (x + 0.5f) / s - 0.5f; break;
-        case DRS_COORD_PYTORCH_HALF_PIXEL: c = O > 1.0f ? (x + 0.5f) / s - 0.5f : 0.0f; break;
-        case DRS_COORD_ASYMMETRIC: c = x / s; break;
-        case DRS_COORD_TF_HALF_PIXEL_FOR_NN: c = (x + 0.5f) / s; break;
-        case DRS_COORD_ALIGN_CORNERS: c = O == 1.0f ? 0.0f : x * (L - 1.0f) / (O - 1.0f); break;
-        default: c = 0.0f;
-        }
+    if (s == 1.0f || O == L)
+        return x;
+    switch (ap->coord) {
+    case DRS_COORD_HALF_PIXEL: return (x + 0.5f) / s - 0.5f;
+    case DRS_COORD_PYTORCH_HALF_PIXEL: return O > 1.0f ? (x + 0.5f) / s - 0.5f : 0.0f;
+    case DRS_COORD_ASYMMETRIC: return x / s;
+    case DRS_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5f) / s;
+    case DRS_COORD_ALIGN_CORNERS: return O == 1.0f ? 0.0f : x * (L - 1.0f) / (O - 1.0f);
+    default: return 0.0f;
     }
+}
+
+static int64_t ov_nearest_index(const drs_axis_plan *ap, int64_t o)
+{
+    const float s = (float)ap->scale;
+    const float c = drs_ov_coord(ap, o);
     float r;
     switch (ap->nearest) {
     case DRS_NEAREST_ROUND_PREFER_FLOOR:

@@ -206,7 +206,13 @@ DRS_API drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attr
                                        const drs_interpolate_inputs *in,
                                        int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
 
-/* output: caller-allocated, dtype == data->dtype, shape from infer_shape. */
+/* output: caller-allocated, dtype == data->dtype, shape from infer_shape.
+ * Integer data: u8, i8 and i32 in linear, linear_onnx and cubic are computed
+ * as OpenVINO's reference implementation computes them, bit for bit: float32
+ * weights, all taps of an output point summed at once in float32 (the order of
+ * the axes list is part of the result), then round half away from zero
+ * (linear) or truncation (linear_onnx, cubic), saturated.  Other integer cases
+ * accumulate in double and round once (pillow modes: after each pass). */
 DRS_API drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_interpolate_inputs *in,
                                    const drs_interpolate_attrs *attrs);

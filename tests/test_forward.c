@@ -579,6 +579,173 @@ static void test_integer_rounding(void)
     CHECK(yi[3] == -70, "i8 cubic trunc got %d", yi[3]);
 }
 
+/* OpenVINO Interpolate on integer data computes in float32 as its reference
+ * implementation (ov::reference::interpolate) does: per output point, every
+ * combination of the axes' taps, weights multiplied in the axes' order and
+ * summed in float32, then std::round (linear) or truncation (linear_onnx,
+ * cubic).  Values hand-derived in float32 below, or OpenVINO 2026.4.1's
+ * reference output where noted; the separable double arithmetic gives the
+ * other integer at the marked points. */
+static void test_ov_integer_float32(void)
+{
+    const int64_t ax0 = 0;
+    { /* linear_onnx, u8 [0, 11, 24] of shape (1,1,1,3), sizes (1,1), half_pixel:
+         s = 1.0f/3.0f = 0.33333334f, c = 0.5f/s - 0.5f = 1.5f - 0.5f = 1 exactly
+         (0.49999996 in double, which gave 10); H (L = O = 1): i1 = i2, both 0.5:
+         0.5 * 11 + 0.5 * 11 = 11 */
+        const uint8_t x[3] = {0, 11, 24};
+        uint8_t y[1] = {0};
+        const int64_t sizes[2] = {1, 1}, axes[2] = {2, 3};
+        drs_tensor X = {DRS_U8, 4, {1, 1, 1, 3}, (void *)x};
+        drs_tensor Y = {DRS_U8, 4, {1, 1, 1, 1}, y};
+        drs_interpolate_inputs in = {sizes, 2, NULL, 0, axes, 2};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(11);
+        a.mode = DRS_MODE_LINEAR_ONNX;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        CHECK(y[0] == 11, "OV linear_onnx u8 float32 coordinate: got %d, want 11", y[0]);
+    }
+    { /* linear, u8 L = 6 -> 9 (s = 1.5f), half_pixel.  o = 5: c = 5.5f/1.5f - 0.5f =
+         3.1666667f; weights 1 - (c - 3) = 0.83333325f on x[3] = 5 and 0.16666675f on
+         x[4] = 104: 4.1666665f + 17.333342f = 21.500008f -> 22 (21.49999... in double:
+         21); o = 6: c = 3.8333335f, 0.16666651f * 5 + 0.8333335f * 104 = 87.50002f -> 88;
+         ties round away from zero (76.5 -> 77) */
+        const uint8_t x[6] = {36, 117, 220, 5, 104, 221};
+        const uint8_t want[9] = {36, 77, 134, 203, 113, 22, 88, 163, 221};
+        uint8_t y[9];
+        const int64_t size = 9;
+        drs_tensor X = {DRS_U8, 1, {6}, (void *)x};
+        drs_tensor Y = {DRS_U8, 1, {9}, y};
+        drs_interpolate_inputs in = {&size, 1, NULL, 0, &ax0, 1};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+        a.mode = DRS_MODE_LINEAR;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        for (int i = 0; i < 9; i++)
+            CHECK(y[i] == want[i], "OV linear u8 [%d]: got %d, want %d", i, y[i], want[i]);
+    }
+    { /* cubic, i8 [2, -106] -> 6, half_pixel, cube_coeff -0.6946454644203186 (a
+         float32 value).  o = 4: c = 4.5f/3 - 0.5f = 1, t = 0; taps 0, 1, 1, 1 (clamped);
+         float32 Keys weights 0, 1, 0, -7.1525574e-7 (the last is 0 in exact
+         arithmetic): -106 + 7.6e-5 = -105.99992f, truncated to -105 (double: -106) */
+        const int8_t x[2] = {2, -106};
+        const int8_t want[6] = {13, 2, -31, -72, -105, -117}; /* OpenVINO's reference */
+        int8_t y[6];
+        const int64_t size = 6;
+        drs_tensor X = {DRS_I8, 1, {2}, (void *)x};
+        drs_tensor Y = {DRS_I8, 1, {6}, y};
+        drs_interpolate_inputs in = {&size, 1, NULL, 0, &ax0, 1};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+        a.mode = DRS_MODE_CUBIC;
+        a.cube_coeff = -0.6946454644203186;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        for (int i = 0; i < 6; i++)
+            CHECK(y[i] == want[i], "OV cubic i8 [%d]: got %d, want %d", i, y[i], want[i]);
+    }
+    { /* 2-D cubic, i8 (3, 6) -> (5, 2), pytorch_half_pixel, cube_coeff
+         -0.7688673138618469: OpenVINO's reference sums the 16 products of each point in
+         float32 (the separable double passes give 26 and -100 at [2, 0] and [2, 1]) */
+        const int8_t x[18] = {8,   70,  71,  -76, 59,  87,  42,  27,   116,
+                              99,  -101, -125, 105, -10, -73, -73, -122, -46};
+        const int8_t want[10] = {74, 74, 56, -1, 27, -101, 1, -125, -13, -124};
+        int8_t y[10];
+        const int64_t sizes[2] = {5, 2}, axes[2] = {0, 1};
+        drs_tensor X = {DRS_I8, 2, {3, 6}, (void *)x};
+        drs_tensor Y = {DRS_I8, 2, {5, 2}, y};
+        drs_interpolate_inputs in = {sizes, 2, NULL, 0, axes, 2};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(11);
+        a.mode = DRS_MODE_CUBIC;
+        a.coordinate_transformation_mode = DRS_COORD_PYTORCH_HALF_PIXEL;
+        a.cube_coeff = -0.7688673138618469;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        for (int i = 0; i < 10; i++)
+            CHECK(y[i] == want[i], "OV 2-D cubic i8 [%d]: got %d, want %d", i, y[i], want[i]);
+    }
+    { /* the axes list's order is the order of the weight product and of the taps loop:
+         i8 (6, 3) -> (6, 5), cubic, half_pixel, cube_coeff -0.9970144629478455, with
+         axes [0, 1] and with axes [1, 0]: OpenVINO's reference gives -53 and -52 at
+         [1, 2] (all other points equal); at [2, 0] the sum is 143.x, which its cast
+         wraps to -113 and dresample saturates to 127 */
+        const int8_t x[18] = {-22, -81, -24, 43,  -53, -66, 116, -103, 25,
+                              -22, 72,  42,  -67, -84, -84, 53,  32,   28};
+        const int8_t want01[30] = {-14, -51, -80, -52, -16, 55,  5,   -53, -69, -67,
+                                   127,  16, -102, -47, 41,  -33, 18,  71,  62,  38,
+                                   -64, -73, -83, -85, -83, 55,  44,  31,  27,  27};
+        int8_t y[30];
+        const int64_t sizes[2] = {6, 5}, axes[2] = {0, 1}, sizes_r[2] = {5, 6}, axes_r[2] = {1, 0};
+        drs_tensor X = {DRS_I8, 2, {6, 3}, (void *)x};
+        drs_tensor Y = {DRS_I8, 2, {6, 5}, y};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(11);
+        a.mode = DRS_MODE_CUBIC;
+        a.cube_coeff = -0.9970144629478455;
+        for (int order = 0; order < 2; order++) {
+            drs_interpolate_inputs in = {order ? sizes_r : sizes, 2, NULL, 0,
+                                         order ? axes_r : axes, 2};
+            CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+            for (int i = 0; i < 30; i++) {
+                const int want = (order && i == 7) ? -52 : want01[i];
+                CHECK(y[i] == want, "OV cubic i8 axes order %d [%d]: got %d, want %d", order, i,
+                      y[i], want);
+            }
+        }
+    }
+    { /* linear with pads: u8 [10, 20], pads_begin 1 -> padded [0, 10, 20] (L = 3), sizes
+         2: s = 2.0f/3.0f, c = 0.25 and 1.75; the pad cell keeps its weight:
+         (0.75 * 0 + 0.25 * 10) / 1 = 2.5 -> 3, (0.25 * 10 + 0.75 * 20) = 17.5 -> 18 */
+        const uint8_t x[2] = {10, 20};
+        uint8_t y[2];
+        const int64_t size = 2, pb = 1;
+        drs_tensor X = {DRS_U8, 1, {2}, (void *)x};
+        drs_tensor Y = {DRS_U8, 1, {2}, y};
+        drs_interpolate_inputs in = {&size, 1, NULL, 0, &ax0, 1};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+        a.mode = DRS_MODE_LINEAR;
+        a.pads_begin[0] = pb;
+        a.n_pads_begin = 1;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        CHECK(y[0] == 3 && y[1] == 18, "OV linear u8 with pads: got %d %d, want 3 18", y[0],
+              y[1]);
+    }
+    { /* the same bits for 1, 2 and 4 threads (a call large enough to be parallel),
+         every mode and integer type */
+        enum { H = 40, W = 50, HO = 57, WO = 33 };
+        static int32_t xi[3 * H * W];
+        static int32_t yt[3][3 * HO * WO];
+        for (int i = 0; i < 3 * H * W; i++)
+            xi[i] = (int32_t)((i * 7919) % 251) - 60;
+        const int64_t sizes[2] = {HO, WO}, axes[2] = {2, 3};
+        drs_interpolate_inputs in = {sizes, 2, NULL, 0, axes, 2};
+        const drs_interp_mode modes[3] = {DRS_MODE_LINEAR, DRS_MODE_LINEAR_ONNX,
+                                          DRS_MODE_CUBIC};
+        const drs_dtype types[3] = {DRS_U8, DRS_I8, DRS_I32};
+        for (int m = 0; m < 3; m++)
+            for (int t = 0; t < 3; t++) {
+                static uint8_t xb[3 * H * W * 4];
+                const size_t es = drs_dtype_size(types[t]);
+                for (int i = 0; i < 3 * H * W; i++) {
+                    if (types[t] == DRS_U8)
+                        xb[i] = (uint8_t)(xi[i] + 60);
+                    else if (types[t] == DRS_I8)
+                        ((int8_t *)xb)[i] = (int8_t)(xi[i] - 40);
+                    else
+                        ((int32_t *)xb)[i] = xi[i] * 1000;
+                }
+                drs_tensor X = {types[t], 4, {1, 3, H, W}, xb};
+                drs_interpolate_attrs a = drs_interpolate_attrs_default(4);
+                a.mode = modes[m];
+                a.antialias = modes[m] == DRS_MODE_LINEAR;
+                const int nt[3] = {1, 2, 4};
+                for (int k = 0; k < 3; k++) {
+                    drs_set_num_threads(nt[k]);
+                    drs_tensor Y = {types[t], 4, {1, 3, HO, WO}, yt[k]};
+                    CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+                }
+                drs_set_num_threads(0);
+                const size_t nb = (size_t)3 * HO * WO * es;
+                CHECK(!memcmp(yt[0], yt[1], nb) && !memcmp(yt[0], yt[2], nb),
+                      "OV integer mode %d type %d: threads change the bits", m, t);
+            }
+    }
+}
+
 static void test_torch_preset(void)
 {
     /* bilinear align_corners=True 2x2 -> 3x3 */
@@ -617,6 +784,7 @@ int main(void)
     test_pads_axes_aspect();
     test_interpolate1_lowering();
     test_integer_rounding();
+    test_ov_integer_float32();
     test_torch_preset();
     printf("test_forward: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
