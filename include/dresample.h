@@ -207,7 +207,7 @@ DRS_API drs_status drs_interpolate_infer_shape(const drs_interpolate_attrs *attr
                                        int *out_rank, int64_t out_shape[DRS_MAX_RANK]);
 
 /* output: caller-allocated, dtype == data->dtype, shape from infer_shape.
- * Integer data: u8, i8 and i32 in linear, linear_onnx and cubic are computed
+ * Integer data: u8 and i8 in linear, linear_onnx and cubic are computed
  * as OpenVINO's reference implementation computes them, bit for bit: float32
  * weights, all taps of an output point summed at once in float32 (the order of
  * the axes list is part of the result), then round half away from zero

@@ -589,6 +589,20 @@ static void test_integer_rounding(void)
 static void test_ov_integer_float32(void)
 {
     const int64_t ax0 = 0;
+    { /* i32 stays exact: a constant 2^24 + 1 resized by linear_onnx is 2^24 + 1
+         everywhere (float32 would give 2^24) */
+        const int32_t x[3] = {16777217, 16777217, 16777217};
+        int32_t y[5] = {0};
+        const int64_t sizes[2] = {1, 5}, axes[2] = {2, 3};
+        drs_tensor X = {DRS_I32, 4, {1, 1, 1, 3}, (void *)x};
+        drs_tensor Y = {DRS_I32, 4, {1, 1, 1, 5}, y};
+        drs_interpolate_inputs in = {sizes, 2, NULL, 0, axes, 2};
+        drs_interpolate_attrs a = drs_interpolate_attrs_default(11);
+        a.mode = DRS_MODE_LINEAR_ONNX;
+        CHECK(!drs_interpolate_forward(&Y, &X, &in, &a), "%s", drs_last_error());
+        for (int i = 0; i < 5; i++)
+            CHECK(y[i] == 16777217, "OV linear_onnx i32 [%d]: got %d, want 16777217", i, y[i]);
+    }
     { /* linear_onnx, u8 [0, 11, 24] of shape (1,1,1,3), sizes (1,1), half_pixel:
          s = 1.0f/3.0f = 0.33333334f, c = 0.5f/s - 0.5f = 1.5f - 0.5f = 1 exactly
          (0.49999996 in double, which gave 10); H (L = O = 1): i1 = i2, both 0.5:
