@@ -897,9 +897,10 @@ GS_FORWARD(int64_t, gs_forward_i64,
  * + w[0] * x[o[0]] + ... in tap order, the operations of GS_DOT (a weight
  * of 1.0 times a pixel is the pixel): the same bits as the row kernels.
  * The other points of the tile take GS_DOT per channel. */
-#define GS_TCG 4           /* channels per group: the lanes */
-#define GS_TILE_PIX 2048   /* the largest input box copied (pixels) */
-typedef double gs_v4d __attribute__((vector_size(32)));
+#define GS_TCG 8           /* channels per group: the lanes */
+#define GS_TILE_PIX 512    /* the largest input box copied (pixels) */
+#define GS_TSIDE 8         /* tile side: GS_TSIDE^2 points of 16 taps */
+typedef double gs_vtd __attribute__((vector_size(8 * GS_TCG)));
 
 /* The box [r0, r0 + th) x [c0, c0 + tw) of nc (<= GS_TCG) planes into buf,
  * pixel-major with the channels interleaved (lanes >= nc repeat the last). */
@@ -918,25 +919,27 @@ DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, in
             for (int c = 0; c < tw; c += 16)
                 __builtin_prefetch(xs[i] + GS_TCG * Q + ro + c);
         int c = 0;
-        for (; c + 4 <= tw; c += 4) { /* 4 pixels of the 4 planes: a 4x4 transpose */
-            gs_v4f v0, v1, v2, v3;
-            memcpy(&v0, xs[0] + ro + c, sizeof v0);
-            memcpy(&v1, xs[1] + ro + c, sizeof v1);
-            memcpy(&v2, xs[2] + ro + c, sizeof v2);
-            memcpy(&v3, xs[3] + ro + c, sizeof v3);
-            const gs_v4f t0 = __builtin_shufflevector(v0, v1, 0, 4, 1, 5);
-            const gs_v4f t1 = __builtin_shufflevector(v0, v1, 2, 6, 3, 7);
-            const gs_v4f t2 = __builtin_shufflevector(v2, v3, 0, 4, 1, 5);
-            const gs_v4f t3 = __builtin_shufflevector(v2, v3, 2, 6, 3, 7);
-            gs_v4f t[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
-                           __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
-                           __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
-                           __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
-            float f[16];
-            memcpy(f, t, sizeof f);
-            for (int k = 0; k < 16; k++) /* (a loop: GCC 12 splits __builtin_convertvector) */
-                b[c * GS_TCG + k] = (double)f[k];
-        }
+        for (; c + 4 <= tw; c += 4) /* 4 pixels of 4 planes at a time: 4x4 transposes */
+            for (int h = 0; h < GS_TCG; h += 4) {
+                gs_v4f v0, v1, v2, v3;
+                memcpy(&v0, xs[h] + ro + c, sizeof v0);
+                memcpy(&v1, xs[h + 1] + ro + c, sizeof v1);
+                memcpy(&v2, xs[h + 2] + ro + c, sizeof v2);
+                memcpy(&v3, xs[h + 3] + ro + c, sizeof v3);
+                const gs_v4f t0 = __builtin_shufflevector(v0, v1, 0, 4, 1, 5);
+                const gs_v4f t1 = __builtin_shufflevector(v0, v1, 2, 6, 3, 7);
+                const gs_v4f t2 = __builtin_shufflevector(v2, v3, 0, 4, 1, 5);
+                const gs_v4f t3 = __builtin_shufflevector(v2, v3, 2, 6, 3, 7);
+                gs_v4f t[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                               __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                               __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                               __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+                float f[16];
+                memcpy(f, t, sizeof f);
+                for (int k = 0; k < 4; k++) /* (loops: GCC 12 splits __builtin_convertvector) */
+                    for (int i = 0; i < 4; i++)
+                        b[(c + k) * GS_TCG + h + i] = (double)f[k * 4 + i];
+            }
         for (; c < tw; c++)
             for (int i = 0; i < GS_TCG; i++)
                 b[c * GS_TCG + i] = (double)xs[i][ro + c];
@@ -951,9 +954,9 @@ DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, in
     for (int64_t b = 0; b < np; b++) {                                                         \
         const int32_t *o = to + b * (MT);                                                      \
         const double *wb = w + b * (MT);                                                       \
-        gs_v4d acc = {0.0, 0.0, 0.0, 0.0};                                                     \
+        gs_vtd acc = {0.0};                                                                    \
         for (int k = 0; k < (MT); k++) {                                                       \
-            gs_v4d xv;                                                                         \
+            gs_vtd xv;                                                                         \
             memcpy(&xv, buf + (int64_t)o[k] * GS_TCG, sizeof xv);                              \
             acc += wb[k] * xv;                                                                 \
         }                                                                                      \
@@ -985,8 +988,10 @@ static int64_t gs_row_of(int64_t o, int64_t W)
     return r;
 }
 
-/* Whether the tiled forward applies: 2-D, and a plane's offsets and a tile's
- * point indices fit int32. */
+/* Whether the tiled forward applies: 2-D bicubic, and a plane's offsets and
+ * a tile's point indices fit int32.  (Bilinear and nearest read about as
+ * many pixels as they have taps, and the row kernels of GS_FORWARD do them
+ * faster than a copy would.) */
 static int gs_tiled_ok(const drs_gs_plan *p)
 {
     return p->S == 2 && p->Q <= INT32_MAX && p->P <= INT32_MAX && p->C >= 1 &&
@@ -998,8 +1003,7 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
 {
     const int64_t C = p->C, P = p->P, Q = p->Q, W = p->in[2];
     const int64_t Ho = p->out[1], Wo = p->out[2];
-    const int mt = p->max_taps, R = mt == 16 ? 4 : mt == 4 ? 2 : 1; /* taps per row */
-    const int T = mt == 16 ? 8 : mt == 4 ? 16 : 32;                  /* tile side: T*T*mt taps */
+    const int mt = 16, R = 4, T = GS_TSIDE; /* bicubic: rows of 4 taps */
     const int64_t nty = (Ho + T - 1) / T, ntx = (Wo + T - 1) / T, NB = p->N * nty * ntx;
     _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t blk = 0; blk < NB; blk++) {
@@ -1041,7 +1045,15 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
                     cmax = c > cmax ? c : cmax;
                 }
             }
-        const int64_t bh = rmax - rmin + 1, bw = cmax - cmin + 1;
+        const int64_t bh = rmax - rmin + 1;
+        int64_t bw = cmax - cmin + 1;
+        if (bw % 4 && rmax >= 0) { /* whole groups of 4 columns for the copy's transposes */
+            const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
+            if (c4 >= 0) { /* (else W < bw4: the copy's plain loop) */
+                cmin = c4;
+                bw = bw4;
+            }
+        }
         if (rmax < 0 || bh * bw > GS_TILE_PIX - 1) { /* no tap, or a spread-out tile */
             nbad = ng;
             ng = 0;
@@ -1078,8 +1090,14 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
                 for (int r = 0; r < th; r++) {
                     float *yr = yg + i * P + (i0 + r) * Wo + j0;
                     const float *br = ybuf + i * T * T + r * T;
-                    for (int j = 0; j < tw; j++)
-                        yr[j] = br[j];
+                    if (tw == GS_TSIDE) { /* (a constant size: two vector moves) */
+                        float v[GS_TSIDE];
+                        memcpy(v, br, sizeof v);
+                        memcpy(yr, v, sizeof v);
+                    } else {
+                        for (int j = 0; j < tw; j++)
+                            yr[j] = br[j];
+                    }
                 }
         }
     }
