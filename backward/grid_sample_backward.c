@@ -46,9 +46,66 @@
         (a) += (hv)[k_] * (drs_gs_v2d){x_, x_};                                                \
     }
 
+/* Two adjacent pixels as a vector of two doubles. */
+typedef float gs_gg_v2f __attribute__((vector_size(8)));
+static inline drs_gs_v2d gs_gg_pair_f32(const float *x)
+{
+    gs_gg_v2f v;
+    memcpy(&v, x, sizeof v);
+    return __builtin_convertvector(v, drs_gs_v2d);
+}
+static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
+{
+    drs_gs_v2d v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+/* Two 2-D bilinear points A, B with their 4 taps (pixels o, o + 1, o + W,
+ * o + W + 1): the lanes of a vector are the two points, one vector per grid
+ * component.  Lane A of ay is 0.0 + dwy[0] * x[0] + ... + dwy[3] * x[3] in
+ * tap order and G[1] += d * ay, as GS_GG_DOT2 does for one point with the
+ * components as its lanes: the same bits, with the pixels loaded as pairs
+ * and the products of two points in one instruction. */
+#define GS_GG_PAIR2(T, PAIR)                                                                   \
+    do {                                                                                       \
+        const int64_t *oA = off + b * 4, *oB = oA + 4;                                         \
+        drs_gs_v2d hy[4], hx[4];                                                               \
+        for (int k = 0; k < 4; k++) {                                                          \
+            hy[k] = (drs_gs_v2d){dw[1][b * 4 + k], dw[1][b * 4 + 4 + k]};                      \
+            hx[k] = (drs_gs_v2d){dw[2][b * 4 + k], dw[2][b * 4 + 4 + k]};                      \
+        }                                                                                      \
+        drs_gs_v2d gy = {G2[b][0], G2[b + 1][0]}, gx = {G2[b][1], G2[b + 1][1]};               \
+        for (int i = 0; i < cs; i++) {                                                         \
+            const T *xc = xc0 + i * Q;                                                         \
+            if (c0 + GS_GG_CH < C) { /* the next group's rows, from memory */                  \
+                __builtin_prefetch(xc + GS_GG_CH * Q + oA[0]);                                 \
+                __builtin_prefetch(xc + GS_GG_CH * Q + oA[2]);                                 \
+            }                                                                                  \
+            const drs_gs_v2d a01 = PAIR(xc + oA[0]), b01 = PAIR(xc + oB[0]);                   \
+            const drs_gs_v2d a23 = PAIR(xc + oA[2]), b23 = PAIR(xc + oB[2]);                   \
+            const drs_gs_v2d x0 = {a01[0], b01[0]}, x1 = {a01[1], b01[1]};                     \
+            const drs_gs_v2d x2 = {a23[0], b23[0]}, x3 = {a23[1], b23[1]};                     \
+            drs_gs_v2d ay = {0.0, 0.0}, ax = {0.0, 0.0};                                       \
+            ay += hy[0] * x0;                                                                  \
+            ax += hx[0] * x0;                                                                  \
+            ay += hy[1] * x1;                                                                  \
+            ax += hx[1] * x1;                                                                  \
+            ay += hy[2] * x2;                                                                  \
+            ax += hx[2] * x2;                                                                  \
+            ay += hy[3] * x3;                                                                  \
+            ax += hx[3] * x3;                                                                  \
+            const drs_gs_v2d d = {(double)dyc0[i * P + b], (double)dyc0[i * P + b + 1]};       \
+            gy += d * ay;                                                                      \
+            gx += d * ax;                                                                      \
+        }                                                                                      \
+        G2[b] = (drs_gs_v2d){gy[0], gx[0]};                                                    \
+        G2[b + 1] = (drs_gs_v2d){gy[1], gx[1]};                                                \
+    } while (0)
+
 /* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
  * weights, counts) are also left in keep's arrays for the data gradient. */
-#define GS_GRID_GRAD(T, GT, NAME)                                                              \
+#define GS_GRID_GRAD(T, GT, NAME, PAIR)                                                            \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
                      GT *dg, int accumulate, int64_t n0, int64_t n1, const drs_gs_block *keep)  \
     {                                                                                          \
@@ -91,6 +148,12 @@
                     if (!act[b])                                                               \
                         continue;                                                              \
                     const int64_t *o = off + b * mt;                                           \
+                    if (S == 2 && mt == 4 && nt[b] == 4 && b + 1 < np && act[b + 1] &&         \
+                        nt[b + 1] == 4) { /* two points at once */                             \
+                        GS_GG_PAIR2(T, PAIR);                                                  \
+                        b++;                                                                   \
+                        continue;                                                              \
+                    }                                                                          \
                     if (S == 2 && nt[b] == 4 && mt == 4) { /* G2 = {G[1], G[2]} */             \
                         const drs_gs_v2d h[4] = {hv[b * 4], hv[b * 4 + 1], hv[b * 4 + 2],      \
                                                  hv[b * 4 + 3]};                               \
@@ -142,10 +205,10 @@
             }                                                                                  \
         }                                                                                      \
     }
-GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32)
-GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64)
-GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32)
-GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64)
+GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32, gs_gg_pair_f32)
+GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64, gs_gg_pair_f32)
+GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32, gs_gg_pair_f64)
+GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64, gs_gg_pair_f64)
 
 static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs_tensor *dy,
                          const drs_tensor *grid, drs_tensor *dg, int accumulate, int64_t n0,
