@@ -424,6 +424,17 @@ static int gs_use_scatter(const drs_gs_plan *p, int64_t Pb)
     return Pb == p->P && p->Q <= GS_BLOCK_ENTRIES / 4 / cg && groups >= 4;
 }
 
+/* Images as the parallel tasks (scatter scheme, one parallel loop over the
+ * images, each thread doing whole images with its own scratch: no barrier
+ * per image) when there are enough images to share evenly.  Each image's
+ * grid gradient and scatter are the very same operations either way, so
+ * this choice, made from the thread count, changes no bit. */
+static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
+{
+    return scatter && threads > 1 && p->N >= threads &&
+           (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
+}
+
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int threads,
                                    int accumulate, gs_scratch *s)
 {
@@ -495,20 +506,33 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     const int accumulate = mode == DRS_GRAD_ACCUMULATE;
 
     /* everything that can fail is done before the first write */
-    gs_scratch sc;
+    gs_scratch sc, *st = NULL; /* st: image tasks, one scratch per thread */
     memset(&sc, 0, sizeof sc);
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0;
+    int scatter = 0, tasks = 0;
+    const int threads = drs__nthreads();
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
             Pb = p.P;
-        const int threads = drs__nthreads();
         scatter = gs_use_scatter(&p, Pb);
-        if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK)
+        tasks = gs_image_tasks(&p, scatter, threads);
+        if (tasks) {
+            st = drs__calloc((size_t)threads, sizeof *st);
+            if (!st)
+                return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
+            for (int t = 0; t < threads; t++)
+                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, &st[t])) != DRS_OK) {
+                    for (int u = 0; u < t; u++)
+                        scratch_free(&st[u]);
+                    free(st);
+                    return s;
+                }
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK) {
             return s;
+        }
     }
 
     /* scatter scheme with a grid gradient: the grid gradient of each image
@@ -523,7 +547,31 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     } else if (grid_delta && p.N * p.P > 0 && !keep) {
         gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, NULL);
     }
-    if (want_dx) {
+    if (want_dx && tasks) { /* p.P > 0; the scatter stores every pixel */
+        const int f32 = data->dtype == DRS_F32;
+        _Pragma("omp parallel for schedule(static) num_threads(threads)")
+        for (int64_t n = 0; n < p.N; n++) {
+            gs_scratch *ts = &st[omp_get_thread_num()];
+            const drs_gs_block tb = {ts->tap_off, ts->tap_w, ts->ntap, {NULL, NULL, NULL}, NULL};
+            if (keep) /* (nested: the inner loops run on this thread) */
+                gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, n, n + 1, &tb);
+            else
+                gs_taps_parallel(&p, grid, n, 0, p.P, ts);
+            if (accumulate) {
+                memset(ts->hit, 0, (size_t)p.Q);
+                for (int64_t e = 0; e < p.P; e++)
+                    for (int k = 0; k < ts->ntap[e]; k++)
+                        ts->hit[ts->tap_off[e * p.max_taps + k]] = 1;
+            }
+            if (f32)
+                gs_scatter_f32(&p, output_delta->data, data_delta->data, n, ts, accumulate);
+            else
+                gs_scatter_f64(&p, output_delta->data, data_delta->data, n, ts, accumulate);
+        }
+        for (int t = 0; t < threads; t++)
+            scratch_free(&st[t]);
+        free(st);
+    } else if (want_dx) {
         if (!accumulate && !scatter) /* the scatter stores every pixel */
             memset(data_delta->data, 0, (size_t)nx * drs_dtype_size(data->dtype));
         const int f32 = data->dtype == DRS_F32;

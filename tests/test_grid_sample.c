@@ -776,6 +776,57 @@ static void test_nan_threads(void)
     }
 }
 
+/* Backward with enough images to share them among the threads (N = 8,
+ * C = 16: each thread then takes whole images): the gradients must be the
+ * same bits at every thread count, overwritten and accumulated. */
+static void test_image_threads(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    enum { N = 8, C = 16, H = 21, W = 23, Ho = 17, Wo = 19 };
+    const int64_t nx = (int64_t)N * C * H * W, ng = (int64_t)N * Ho * Wo * 2;
+    const int64_t ny = (int64_t)N * C * Ho * Wo;
+    float *x = malloc((size_t)nx * 4), *g = malloc((size_t)ng * 4), *dy = malloc((size_t)ny * 4);
+    float *dx = malloc((size_t)nx * 4), *dg = malloc((size_t)ng * 4);
+    float *dx1 = malloc((size_t)nx * 4), *dg1 = malloc((size_t)ng * 4);
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = (float)(2 * urand() - 1);
+    for (int64_t i = 0; i < ng; i++)
+        g[i] = (float)(2.4 * urand() - 1.2);
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = (float)(2 * urand() - 1);
+    drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
+    drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
+    drs_tensor DX = {DRS_F32, 4, {N, C, H, W}, dx}, DG = {DRS_F32, 4, {N, Ho, Wo, 2}, dg};
+    const int threads[5] = {1, 2, 3, 4, 8};
+    int ncases = 0;
+    for (int mi = 0; mi < 3; mi++)
+        for (int pad = 0; pad < 3; pad++)
+            for (int acc = 0; acc < 2; acc++) {
+                drs_grid_sample_attrs a = attrs(9, modes[mi], (drs_grid_padding)pad, 0);
+                for (int t = 0; t < 5; t++) {
+                    drs_set_num_threads(threads[t]);
+                    for (int64_t i = 0; i < nx; i++) /* accumulate: onto a known start */
+                        dx[i] = (float)(i % 7) * 0.25f;
+                    for (int64_t i = 0; i < ng; i++)
+                        dg[i] = (float)(i % 5) * 0.5f;
+                    CHECK(drs_grid_sample_backward(&DX, &DG, &DY, &X, &G, &a,
+                                                   acc ? DRS_GRAD_ACCUMULATE : DRS_GRAD_OVERWRITE) ==
+                              DRS_OK, "%s", drs_last_error());
+                    if (t == 0) {
+                        memcpy(dx1, dx, (size_t)nx * 4);
+                        memcpy(dg1, dg, (size_t)ng * 4);
+                        continue;
+                    }
+                    CHECK(memcmp(dx, dx1, (size_t)nx * 4) == 0, "image threads dx m=%d p=%d acc=%d t=%d", mi, pad, acc, threads[t]);
+                    CHECK(memcmp(dg, dg1, (size_t)ng * 4) == 0, "image threads dg m=%d p=%d acc=%d t=%d", mi, pad, acc, threads[t]);
+                }
+                ncases++;
+            }
+    drs_set_num_threads(2);
+    free(x), free(g), free(dy), free(dx), free(dg), free(dx1), free(dg1);
+    printf("  image tasks: %d configurations bitwise equal at 1/2/3/4/8 threads\n", ncases);
+}
+
 /* f32 data: every output is the f64 path's sum rounded once, so the f32
  * forward must equal (float) of the f64 forward on the same values, bit for
  * bit, whichever kernel takes a point (channel groups and their remainder,
@@ -844,6 +895,7 @@ int main(void)
     test_threads();
     test_nan_threads();
     test_f32_matches_f64();
+    test_image_threads();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
