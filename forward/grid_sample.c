@@ -1013,10 +1013,10 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
         int64_t off[DRS_GS_BLOCK_ENTRIES];
         double w[DRS_GS_BLOCK_ENTRIES], wg[DRS_GS_BLOCK_ENTRIES];
         int32_t nt[DRS_GS_BLOCK_ENTRIES], to[DRS_GS_BLOCK_ENTRIES];
-        int32_t pq[DRS_GS_BLOCK_ENTRIES], bi[DRS_GS_BLOCK_ENTRIES]; /* output index, tile slot */
+        int32_t pq[GS_TSIDE * GS_TSIDE], bi[GS_TSIDE * GS_TSIDE]; /* output, tile slot */
         int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column */
         double buf[GS_TILE_PIX * GS_TCG];
-        float ybuf[GS_TCG * DRS_GS_BLOCK_ENTRIES]; /* the outputs, tile slot order */
+        float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
         for (int i = 0; i < th; i++) { /* the taps, one tile row at a time */
             const drs_gs_block bt = {off + (int64_t)i * T * mt, w + (int64_t)i * T * mt,
                                      nt + i * T, {NULL, NULL, NULL}, NULL};
