@@ -46,9 +46,66 @@
         (a) += (hv)[k_] * (drs_gs_v2d){x_, x_};                                                \
     }
 
+/* Two adjacent pixels as a vector of two doubles. */
+typedef float gs_gg_v2f __attribute__((vector_size(8)));
+static inline drs_gs_v2d gs_gg_pair_f32(const float *x)
+{
+    gs_gg_v2f v;
+    memcpy(&v, x, sizeof v);
+    return __builtin_convertvector(v, drs_gs_v2d);
+}
+static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
+{
+    drs_gs_v2d v;
+    memcpy(&v, x, sizeof v);
+    return v;
+}
+
+/* Two 2-D bilinear points A, B with their 4 taps (pixels o, o + 1, o + W,
+ * o + W + 1): the lanes of a vector are the two points, one vector per grid
+ * component.  Lane A of ay is 0.0 + dwy[0] * x[0] + ... + dwy[3] * x[3] in
+ * tap order and G[1] += d * ay, as GS_GG_DOT2 does for one point with the
+ * components as its lanes: the same bits, with the pixels loaded as pairs
+ * and the products of two points in one instruction. */
+#define GS_GG_PAIR2(T, PAIR)                                                                   \
+    do {                                                                                       \
+        const int64_t *oA = off + b * 4, *oB = oA + 4;                                         \
+        drs_gs_v2d hy[4], hx[4];                                                               \
+        for (int k = 0; k < 4; k++) {                                                          \
+            hy[k] = (drs_gs_v2d){dw[1][b * 4 + k], dw[1][b * 4 + 4 + k]};                      \
+            hx[k] = (drs_gs_v2d){dw[2][b * 4 + k], dw[2][b * 4 + 4 + k]};                      \
+        }                                                                                      \
+        drs_gs_v2d gy = {G2[b][0], G2[b + 1][0]}, gx = {G2[b][1], G2[b + 1][1]};               \
+        for (int i = 0; i < cs; i++) {                                                         \
+            const T *xc = xc0 + i * Q;                                                         \
+            if (c0 + GS_GG_CH < C) { /* the next group's rows, from memory */                  \
+                __builtin_prefetch(xc + GS_GG_CH * Q + oA[0]);                                 \
+                __builtin_prefetch(xc + GS_GG_CH * Q + oA[2]);                                 \
+            }                                                                                  \
+            const drs_gs_v2d a01 = PAIR(xc + oA[0]), b01 = PAIR(xc + oB[0]);                   \
+            const drs_gs_v2d a23 = PAIR(xc + oA[2]), b23 = PAIR(xc + oB[2]);                   \
+            const drs_gs_v2d x0 = {a01[0], b01[0]}, x1 = {a01[1], b01[1]};                     \
+            const drs_gs_v2d x2 = {a23[0], b23[0]}, x3 = {a23[1], b23[1]};                     \
+            drs_gs_v2d ay = {0.0, 0.0}, ax = {0.0, 0.0};                                       \
+            ay += hy[0] * x0;                                                                  \
+            ax += hx[0] * x0;                                                                  \
+            ay += hy[1] * x1;                                                                  \
+            ax += hx[1] * x1;                                                                  \
+            ay += hy[2] * x2;                                                                  \
+            ax += hx[2] * x2;                                                                  \
+            ay += hy[3] * x3;                                                                  \
+            ax += hx[3] * x3;                                                                  \
+            const drs_gs_v2d d = {(double)dyc0[i * P + b], (double)dyc0[i * P + b + 1]};       \
+            gy += d * ay;                                                                      \
+            gx += d * ax;                                                                      \
+        }                                                                                      \
+        G2[b] = (drs_gs_v2d){gy[0], gx[0]};                                                    \
+        G2[b + 1] = (drs_gs_v2d){gy[1], gx[1]};                                                \
+    } while (0)
+
 /* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
  * weights, counts) are also left in keep's arrays for the data gradient. */
-#define GS_GRID_GRAD(T, GT, NAME)                                                              \
+#define GS_GRID_GRAD(T, GT, NAME, PAIR)                                                            \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
                      GT *dg, int accumulate, int64_t n0, int64_t n1, const drs_gs_block *keep)  \
     {                                                                                          \
@@ -91,6 +148,12 @@
                     if (!act[b])                                                               \
                         continue;                                                              \
                     const int64_t *o = off + b * mt;                                           \
+                    if (S == 2 && mt == 4 && nt[b] == 4 && b + 1 < np && act[b + 1] &&         \
+                        nt[b + 1] == 4) { /* two points at once */                             \
+                        GS_GG_PAIR2(T, PAIR);                                                  \
+                        b++;                                                                   \
+                        continue;                                                              \
+                    }                                                                          \
                     if (S == 2 && nt[b] == 4 && mt == 4) { /* G2 = {G[1], G[2]} */             \
                         const drs_gs_v2d h[4] = {hv[b * 4], hv[b * 4 + 1], hv[b * 4 + 2],      \
                                                  hv[b * 4 + 3]};                               \
@@ -142,10 +205,10 @@
             }                                                                                  \
         }                                                                                      \
     }
-GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32)
-GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64)
-GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32)
-GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64)
+GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32, gs_gg_pair_f32)
+GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64, gs_gg_pair_f32)
+GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32, gs_gg_pair_f64)
+GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64, gs_gg_pair_f64)
 
 static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs_tensor *dy,
                          const drs_tensor *grid, drs_tensor *dg, int accumulate, int64_t n0,
@@ -361,6 +424,17 @@ static int gs_use_scatter(const drs_gs_plan *p, int64_t Pb)
     return Pb == p->P && p->Q <= GS_BLOCK_ENTRIES / 4 / cg && groups >= 4;
 }
 
+/* Images as the parallel tasks (scatter scheme, one parallel loop over the
+ * images, each thread doing whole images with its own scratch: no barrier
+ * per image) when there are enough images to share evenly.  Each image's
+ * grid gradient and scatter are the very same operations either way, so
+ * this choice, made from the thread count, changes no bit. */
+static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
+{
+    return scatter && threads > 1 && p->N >= threads &&
+           (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
+}
+
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int threads,
                                    int accumulate, gs_scratch *s)
 {
@@ -432,20 +506,33 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     const int accumulate = mode == DRS_GRAD_ACCUMULATE;
 
     /* everything that can fail is done before the first write */
-    gs_scratch sc;
+    gs_scratch sc, *st = NULL; /* st: image tasks, one scratch per thread */
     memset(&sc, 0, sizeof sc);
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0;
+    int scatter = 0, tasks = 0;
+    const int threads = drs__nthreads();
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
             Pb = p.P;
-        const int threads = drs__nthreads();
         scatter = gs_use_scatter(&p, Pb);
-        if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK)
+        tasks = gs_image_tasks(&p, scatter, threads);
+        if (tasks) {
+            st = drs__calloc((size_t)threads, sizeof *st);
+            if (!st)
+                return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
+            for (int t = 0; t < threads; t++)
+                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, &st[t])) != DRS_OK) {
+                    for (int u = 0; u < t; u++)
+                        scratch_free(&st[u]);
+                    free(st);
+                    return s;
+                }
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK) {
             return s;
+        }
     }
 
     /* scatter scheme with a grid gradient: the grid gradient of each image
@@ -460,7 +547,31 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     } else if (grid_delta && p.N * p.P > 0 && !keep) {
         gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, NULL);
     }
-    if (want_dx) {
+    if (want_dx && tasks) { /* p.P > 0; the scatter stores every pixel */
+        const int f32 = data->dtype == DRS_F32;
+        _Pragma("omp parallel for schedule(static) num_threads(threads)")
+        for (int64_t n = 0; n < p.N; n++) {
+            gs_scratch *ts = &st[omp_get_thread_num()];
+            const drs_gs_block tb = {ts->tap_off, ts->tap_w, ts->ntap, {NULL, NULL, NULL}, NULL};
+            if (keep) /* (nested: the inner loops run on this thread) */
+                gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, n, n + 1, &tb);
+            else
+                gs_taps_parallel(&p, grid, n, 0, p.P, ts);
+            if (accumulate) {
+                memset(ts->hit, 0, (size_t)p.Q);
+                for (int64_t e = 0; e < p.P; e++)
+                    for (int k = 0; k < ts->ntap[e]; k++)
+                        ts->hit[ts->tap_off[e * p.max_taps + k]] = 1;
+            }
+            if (f32)
+                gs_scatter_f32(&p, output_delta->data, data_delta->data, n, ts, accumulate);
+            else
+                gs_scatter_f64(&p, output_delta->data, data_delta->data, n, ts, accumulate);
+        }
+        for (int t = 0; t < threads; t++)
+            scratch_free(&st[t]);
+        free(st);
+    } else if (want_dx) {
         if (!accumulate && !scatter) /* the scatter stores every pixel */
             memset(data_delta->data, 0, (size_t)nx * drs_dtype_size(data->dtype));
         const int f32 = data->dtype == DRS_F32;

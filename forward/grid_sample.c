@@ -589,9 +589,21 @@ GS_INLINE drs_gs_v2d gs_floor_vec(drs_gs_v2d u)
 GS_INLINE int gs_nearest_vec(const drs_gs_plan *p, double gx, double gy, int64_t *off)
 {
     drs_gs_v2d u, dudg;
-    if (!p->onnx || p->pad == DRS_GRID_PAD_REFLECTION || p->in[1] > GS_VEC_MAX_L ||
-        p->in[2] > GS_VEC_MAX_L || !gs_denorm_vec(p, gx, gy, &u, &dudg) ||
-        !(fabs(u[0]) < 1e9 && fabs(u[1]) < 1e9))
+    if (p->pad == DRS_GRID_PAD_REFLECTION || p->in[1] > GS_VEC_MAX_L ||
+        p->in[2] > GS_VEC_MAX_L || !gs_denorm_vec(p, gx, gy, &u, &dudg))
+        return -1;
+    if (!p->onnx) { /* GridSample-9: axis_coord's float32 coordinate, both finite */
+        const float gyf = (float)gy, gxf = (float)gx;
+        const float Hf = (float)p->in[1], Wf = (float)p->in[2];
+        const float uy = p->align ? (gyf + 1.0f) * (Hf - 1.0f) / 2.0f
+                                  : ((gyf + 1.0f) * Hf - 1.0f) / 2.0f;
+        const float ux = p->align ? (gxf + 1.0f) * (Wf - 1.0f) / 2.0f
+                                  : ((gxf + 1.0f) * Wf - 1.0f) / 2.0f;
+        if (!(isfinite(uy) && isfinite(ux)))
+            return -1;
+        u = (drs_gs_v2d){(double)uy, (double)ux};
+    }
+    if (!(fabs(u[0]) < 1e9 && fabs(u[1]) < 1e9))
         return -1;
     const drs_gs_v2d Lm1 = {(double)(p->in[1] - 1), (double)(p->in[2] - 1)}, zero = {0.0, 0.0};
     drs_gs_v2d r = gs_floor_vec(u);
@@ -874,6 +886,223 @@ GS_FORWARD(int64_t, gs_forward_i64,
            GS_STORE_INT(int64_t, acc, -9223372036854775808.0, 9223372036854774784.0),
            GS_PAIR_INT)
 
+/* ------------------------------------------------- 2-D f32, tiled */
+/* A 2-D f32 forward over square tiles of output points (DRS_GS_BLOCK_ENTRIES
+ * taps per tile) and groups of GS_TCG channels.  A point whose taps form
+ * rows of R adjacent pixels (R = 1, 2, 4 for nearest, bilinear, bicubic: no
+ * clamped, reflected or missing tap) reads them from a copy of the tile's
+ * input box, in double with the group's channels interleaved; the lanes of
+ * one vector are the channels, so a tap is one load, one broadcast weight,
+ * one multiply and one add for GS_TCG channels.  Lane c computes acc = 0.0
+ * + w[0] * x[o[0]] + ... in tap order, the operations of GS_DOT (a weight
+ * of 1.0 times a pixel is the pixel): the same bits as the row kernels.
+ * The other points of the tile take GS_DOT per channel. */
+#define GS_TCG 8           /* channels per group: the lanes */
+#define GS_TILE_PIX 512    /* the largest input box copied (pixels) */
+#define GS_TSIDE 8         /* tile side: GS_TSIDE^2 points of 16 taps */
+typedef double gs_vtd __attribute__((vector_size(8 * GS_TCG)));
+
+/* The box [r0, r0 + th) x [c0, c0 + tw) of nc (<= GS_TCG) planes into buf,
+ * pixel-major with the channels interleaved (lanes >= nc repeat the last). */
+typedef float gs_v4f __attribute__((vector_size(16)));
+DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, int64_t r0,
+                                        int64_t c0, int th, int tw, int nc, int next,
+                                        double *buf)
+{
+    const float *xs[GS_TCG];
+    for (int i = 0; i < GS_TCG; i++)
+        xs[i] = x + (i < nc ? i : nc - 1) * Q + r0 * W + c0;
+    for (int r = 0; r < th; r++) {
+        double *b = buf + (int64_t)r * tw * GS_TCG;
+        const int64_t ro = (int64_t)r * W;
+        for (int i = 0; i < GS_TCG && next; i++) /* the next group's box, from memory */
+            for (int c = 0; c < tw; c += 16)
+                __builtin_prefetch(xs[i] + GS_TCG * Q + ro + c);
+        int c = 0;
+        for (; c + 4 <= tw; c += 4) /* 4 pixels of 4 planes at a time: 4x4 transposes */
+            for (int h = 0; h < GS_TCG; h += 4) {
+                gs_v4f v0, v1, v2, v3;
+                memcpy(&v0, xs[h] + ro + c, sizeof v0);
+                memcpy(&v1, xs[h + 1] + ro + c, sizeof v1);
+                memcpy(&v2, xs[h + 2] + ro + c, sizeof v2);
+                memcpy(&v3, xs[h + 3] + ro + c, sizeof v3);
+                const gs_v4f t0 = __builtin_shufflevector(v0, v1, 0, 4, 1, 5);
+                const gs_v4f t1 = __builtin_shufflevector(v0, v1, 2, 6, 3, 7);
+                const gs_v4f t2 = __builtin_shufflevector(v2, v3, 0, 4, 1, 5);
+                const gs_v4f t3 = __builtin_shufflevector(v2, v3, 2, 6, 3, 7);
+                gs_v4f t[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5),
+                               __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                               __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+                               __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+                float f[16];
+                memcpy(f, t, sizeof f);
+                for (int k = 0; k < 4; k++) /* (loops: GCC 12 splits __builtin_convertvector) */
+                    for (int i = 0; i < 4; i++)
+                        b[(c + k) * GS_TCG + h + i] = (double)f[k * 4 + i];
+            }
+        for (; c < tw; c++)
+            for (int i = 0; i < GS_TCG; i++)
+                b[c * GS_TCG + i] = (double)xs[i][ro + c];
+    }
+    for (int i = 0; i < GS_TCG; i++) /* the zero pixel after the box: missing taps */
+        buf[(int64_t)th * tw * GS_TCG + i] = 0.0;
+}
+
+/* The points of a tile: point b's MT taps at to[b * MT] (pixels of the
+ * box), weights at w[b * MT]; channel i's output to y[i * ys + pq[b]]. */
+#define GS_TILE_DOT(MT)                                                                        \
+    for (int64_t b = 0; b < np; b++) {                                                         \
+        const int32_t *o = to + b * (MT);                                                      \
+        const double *wb = w + b * (MT);                                                       \
+        gs_vtd acc = {0.0};                                                                    \
+        for (int k = 0; k < (MT); k++) {                                                       \
+            gs_vtd xv;                                                                         \
+            memcpy(&xv, buf + (int64_t)o[k] * GS_TCG, sizeof xv);                              \
+            acc += wb[k] * xv;                                                                 \
+        }                                                                                      \
+        for (int i = 0; i < GS_TCG; i++)                                                       \
+            y[i * ys + pq[b]] = (float)acc[i];                                                 \
+    }
+DRS_CLONES static void gs_tile_dot_f32(const double *buf, const int32_t *to, const double *w,
+                                       const int32_t *pq, int64_t np, int mt, float *y,
+                                       int64_t ys)
+{
+    if (mt == 16)
+        GS_TILE_DOT(16)
+    else if (mt == 4)
+        GS_TILE_DOT(4)
+    else if (mt == 1)
+        GS_TILE_DOT(1)
+    else
+        GS_TILE_DOT(mt)
+}
+
+/* The plane row of offset o (0 <= o < 2^53, W >= 1). */
+static int64_t gs_row_of(int64_t o, int64_t W)
+{
+    int64_t r = (int64_t)((double)o / (double)W);
+    if (r * W > o)
+        r--;
+    else if ((r + 1) * W <= o)
+        r++;
+    return r;
+}
+
+/* Whether the tiled forward applies: 2-D bicubic, and a plane's offsets and
+ * a tile's point indices fit int32.  (Bilinear and nearest read about as
+ * many pixels as they have taps, and the row kernels of GS_FORWARD do them
+ * faster than a copy would.) */
+static int gs_tiled_ok(const drs_gs_plan *p)
+{
+    return p->S == 2 && p->Q <= INT32_MAX && p->P <= INT32_MAX && p->C >= 1 &&
+           p->max_taps == 16;
+}
+
+static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
+                                 float *y)
+{
+    const int64_t C = p->C, P = p->P, Q = p->Q, W = p->in[2];
+    const int64_t Ho = p->out[1], Wo = p->out[2];
+    const int mt = 16, R = 4, T = GS_TSIDE; /* bicubic: rows of 4 taps */
+    const int64_t nty = (Ho + T - 1) / T, ntx = (Wo + T - 1) / T, NB = p->N * nty * ntx;
+    _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")
+    for (int64_t blk = 0; blk < NB; blk++) {
+        const int64_t n = blk / (nty * ntx), ty = blk % (nty * ntx) / ntx, tx = blk % ntx;
+        const int64_t i0 = ty * T, j0 = tx * T;
+        const int th = (int)(Ho - i0 < T ? Ho - i0 : T), tw = (int)(Wo - j0 < T ? Wo - j0 : T);
+        int64_t off[DRS_GS_BLOCK_ENTRIES];
+        double w[DRS_GS_BLOCK_ENTRIES], wg[DRS_GS_BLOCK_ENTRIES];
+        int32_t nt[DRS_GS_BLOCK_ENTRIES], to[DRS_GS_BLOCK_ENTRIES];
+        int32_t pq[GS_TSIDE * GS_TSIDE], bi[GS_TSIDE * GS_TSIDE]; /* output, tile slot */
+        int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column */
+        double buf[GS_TILE_PIX * GS_TCG];
+        float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
+        for (int i = 0; i < th; i++) { /* the taps, one tile row at a time */
+            const drs_gs_block bt = {off + (int64_t)i * T * mt, w + (int64_t)i * T * mt,
+                                     nt + i * T, {NULL, NULL, NULL}, NULL};
+            drs_gs_block_taps(p, grid, n * P + (i0 + i) * Wo + j0, tw, &bt);
+        }
+        /* each tap's row and column; with all its taps, a point's taps come
+         * in rows of R sharing a plane row (the outer product's order) */
+        int64_t ng = 0, nbad = 0, rmin = INT64_MAX, rmax = -1, cmin = INT64_MAX, cmax = -1;
+        for (int i = 0; i < th; i++)
+            for (int j = 0; j < tw; j++, ng++) {
+                const int b = i * T + j;
+                const int64_t *o = off + (int64_t)b * mt;
+                const int full = nt[b] == mt;
+                pq[ng] = b;
+                bi[ng] = b;
+                int64_t r = 0;
+                for (int k = 0; k < nt[b]; k++) {
+                    if (!full || k % R == 0)
+                        r = gs_row_of(o[k], W);
+                    const int64_t c = o[k] - r * W;
+                    rs[(ng * mt + k) * 2] = r;
+                    rs[(ng * mt + k) * 2 + 1] = c;
+                    rmin = r < rmin ? r : rmin;
+                    rmax = r > rmax ? r : rmax;
+                    cmin = c < cmin ? c : cmin;
+                    cmax = c > cmax ? c : cmax;
+                }
+            }
+        const int64_t bh = rmax - rmin + 1;
+        int64_t bw = cmax - cmin + 1;
+        if (bw % 4 && rmax >= 0) { /* whole groups of 4 columns for the copy's transposes */
+            const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
+            if (c4 >= 0) { /* (else W < bw4: the copy's plain loop) */
+                cmin = c4;
+                bw = bw4;
+            }
+        }
+        if (rmax < 0 || bh * bw > GS_TILE_PIX - 1) { /* no tap, or a spread-out tile */
+            nbad = ng;
+            ng = 0;
+        }
+        for (int64_t g = 0; g < ng; g++) { /* the box's pixel of each tap; missing: the zero pixel */
+            const int b = bi[g];
+            for (int k = 0; k < mt; k++) {
+                const int have = k < nt[b];
+                to[g * mt + k] = have ? (int32_t)((rs[(g * mt + k) * 2] - rmin) * bw +
+                                                  (rs[(g * mt + k) * 2 + 1] - cmin))
+                                      : (int32_t)(bh * bw);
+                wg[g * mt + k] = have ? w[(int64_t)b * mt + k] : 0.0;
+            }
+        }
+        for (int64_t c0 = 0; c0 < C; c0 += GS_TCG) {
+            const int nc = C - c0 < GS_TCG ? (int)(C - c0) : GS_TCG;
+            const float *xg = x + (n * C + c0) * Q;
+            float *yg = y + (n * C + c0) * P;
+            if (ng) {
+                gs_tile_copy_f32(xg, Q, W, rmin, cmin, (int)bh, (int)bw, nc, c0 + 2 * GS_TCG <= C,
+                                 buf);
+                gs_tile_dot_f32(buf, to, wg, pq, ng, mt, ybuf, T * T);
+            }
+            for (int64_t e = 0; e < nbad; e++) {
+                const int64_t *o = off + (int64_t)bi[e] * mt;
+                const double *wb = w + (int64_t)bi[e] * mt;
+                for (int i = 0; i < nc; i++) {
+                    double acc = 0.0;
+                    GS_DOT(nt[bi[e]], acc, wb, xg + i * Q, o);
+                    ybuf[i * T * T + bi[e]] = (float)acc;
+                }
+            }
+            for (int i = 0; i < nc; i++) /* the tile's rows, to the output planes */
+                for (int r = 0; r < th; r++) {
+                    float *yr = yg + i * P + (i0 + r) * Wo + j0;
+                    const float *br = ybuf + i * T * T + r * T;
+                    if (tw == GS_TSIDE) { /* (a constant size: two vector moves) */
+                        float v[GS_TSIDE];
+                        memcpy(v, br, sizeof v);
+                        memcpy(yr, v, sizeof v);
+                    } else {
+                        for (int j = 0; j < tw; j++)
+                            yr[j] = br[j];
+                    }
+                }
+        }
+    }
+}
+
 drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
                                    const drs_tensor *grid, const drs_grid_sample_attrs *attrs)
 {
@@ -891,7 +1120,10 @@ drs_status drs_grid_sample_forward(drs_tensor *output, const drs_tensor *data,
         return DRS_OK;
     switch (data->dtype) {
     case DRS_F32:
-        gs_forward_f32(&p, (const float *)data->data, grid, (float *)output->data);
+        if (gs_tiled_ok(&p))
+            gs_forward_tiled_f32(&p, (const float *)data->data, grid, (float *)output->data);
+        else
+            gs_forward_f32(&p, (const float *)data->data, grid, (float *)output->data);
         break;
     case DRS_F64:
         gs_forward_f64(&p, (const double *)data->data, grid, (double *)output->data);

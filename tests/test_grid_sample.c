@@ -776,6 +776,114 @@ static void test_nan_threads(void)
     }
 }
 
+/* Backward with enough images to share them among the threads (N = 8,
+ * C = 16: each thread then takes whole images): the gradients must be the
+ * same bits at every thread count, overwritten and accumulated. */
+static void test_image_threads(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    enum { N = 8, C = 16, H = 21, W = 23, Ho = 17, Wo = 19 };
+    const int64_t nx = (int64_t)N * C * H * W, ng = (int64_t)N * Ho * Wo * 2;
+    const int64_t ny = (int64_t)N * C * Ho * Wo;
+    float *x = malloc((size_t)nx * 4), *g = malloc((size_t)ng * 4), *dy = malloc((size_t)ny * 4);
+    float *dx = malloc((size_t)nx * 4), *dg = malloc((size_t)ng * 4);
+    float *dx1 = malloc((size_t)nx * 4), *dg1 = malloc((size_t)ng * 4);
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = (float)(2 * urand() - 1);
+    for (int64_t i = 0; i < ng; i++)
+        g[i] = (float)(2.4 * urand() - 1.2);
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = (float)(2 * urand() - 1);
+    drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
+    drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
+    drs_tensor DX = {DRS_F32, 4, {N, C, H, W}, dx}, DG = {DRS_F32, 4, {N, Ho, Wo, 2}, dg};
+    const int threads[5] = {1, 2, 3, 4, 8};
+    int ncases = 0;
+    for (int mi = 0; mi < 3; mi++)
+        for (int pad = 0; pad < 3; pad++)
+            for (int acc = 0; acc < 2; acc++) {
+                drs_grid_sample_attrs a = attrs(9, modes[mi], (drs_grid_padding)pad, 0);
+                for (int t = 0; t < 5; t++) {
+                    drs_set_num_threads(threads[t]);
+                    for (int64_t i = 0; i < nx; i++) /* accumulate: onto a known start */
+                        dx[i] = (float)(i % 7) * 0.25f;
+                    for (int64_t i = 0; i < ng; i++)
+                        dg[i] = (float)(i % 5) * 0.5f;
+                    CHECK(drs_grid_sample_backward(&DX, &DG, &DY, &X, &G, &a,
+                                                   acc ? DRS_GRAD_ACCUMULATE : DRS_GRAD_OVERWRITE) ==
+                              DRS_OK, "%s", drs_last_error());
+                    if (t == 0) {
+                        memcpy(dx1, dx, (size_t)nx * 4);
+                        memcpy(dg1, dg, (size_t)ng * 4);
+                        continue;
+                    }
+                    CHECK(memcmp(dx, dx1, (size_t)nx * 4) == 0, "image threads dx m=%d p=%d acc=%d t=%d", mi, pad, acc, threads[t]);
+                    CHECK(memcmp(dg, dg1, (size_t)ng * 4) == 0, "image threads dg m=%d p=%d acc=%d t=%d", mi, pad, acc, threads[t]);
+                }
+                ncases++;
+            }
+    drs_set_num_threads(2);
+    free(x), free(g), free(dy), free(dx), free(dg), free(dx1), free(dg1);
+    printf("  image tasks: %d configurations bitwise equal at 1/2/3/4/8 threads\n", ncases);
+}
+
+/* f32 data: every output is the f64 path's sum rounded once, so the f32
+ * forward must equal (float) of the f64 forward on the same values, bit for
+ * bit, whichever kernel takes a point (channel groups and their remainder,
+ * partial tiles, taps outside with zeros padding, a spread-out grid whose
+ * tiles are too wide to copy, infinities and NaNs in the data). */
+static void test_f32_matches_f64(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    const int64_t Cs[4] = {1, 3, 4, 9};
+    int ncases = 0;
+    for (int ci = 0; ci < 4; ci++)
+        for (int mi = 0; mi < 3; mi++)
+            for (int pad = 0; pad < 3; pad++)
+                for (int kind = 0; kind < 3; kind++) { /* affine, spread-out, non-finite */
+                    const int64_t N = 2, C = Cs[ci], H = 37, W = 45, Ho = 29, Wo = 51;
+                    const int64_t nx = N * C * H * W, ng = N * Ho * Wo * 2, ny = N * C * Ho * Wo;
+                    float *xf = malloc((size_t)nx * 4), *gf = malloc((size_t)ng * 4);
+                    float *yf = malloc((size_t)ny * 4);
+                    double *xd = malloc((size_t)nx * 8), *yd = malloc((size_t)ny * 8);
+                    for (int64_t i = 0; i < nx; i++) {
+                        xf[i] = (float)(2 * urand() - 1);
+                        if (kind == 2 && i % 97 == 5)
+                            xf[i] = i % 3 ? INFINITY : NAN;
+                        xd[i] = xf[i];
+                    }
+                    const double ang = 0.3, sc = kind == 1 ? 7.0 : 1.1;
+                    for (int64_t n = 0; n < N; n++)
+                        for (int64_t i = 0; i < Ho; i++)
+                            for (int64_t j = 0; j < Wo; j++) {
+                                const double u = (2.0 * j + 1.0) / Wo - 1.0;
+                                const double v = (2.0 * i + 1.0) / Ho - 1.0;
+                                float *g = gf + ((n * Ho + i) * Wo + j) * 2;
+                                g[0] = (float)(sc * (cos(ang) * u - sin(ang) * v) + 0.05 * n);
+                                g[1] = (float)(sc * (sin(ang) * u + cos(ang) * v) - 0.02);
+                            }
+                    drs_tensor X = {DRS_F32, 4, {N, C, H, W}, xf}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, gf};
+                    drs_tensor Y = {DRS_F32, 4, {N, C, Ho, Wo}, yf};
+                    drs_tensor XD = {DRS_F64, 4, {N, C, H, W}, xd}, YD = {DRS_F64, 4, {N, C, Ho, Wo}, yd};
+                    drs_grid_sample_attrs a = attrs(9, modes[mi], (drs_grid_padding)pad, kind == 1);
+                    CHECK(drs_grid_sample_forward(&Y, &X, &G, &a) == DRS_OK, "%s", drs_last_error());
+                    CHECK(drs_grid_sample_forward(&YD, &XD, &G, &a) == DRS_OK, "%s", drs_last_error());
+                    int64_t bad = 0, first = -1;
+                    for (int64_t i = 0; i < ny; i++) {
+                        const float r = (float)yd[i];
+                        if (memcmp(&r, &yf[i], 4) != 0 && bad++ == 0)
+                            first = i;
+                    }
+                    CHECK(bad == 0, "f32 != (float)f64: C=%lld mode=%d pad=%d kind=%d, %lld outputs, "
+                          "first at %lld: %.9g vs %.9g", (long long)C, mi, pad, kind, (long long)bad,
+                          (long long)first, first >= 0 ? (double)yf[first] : 0.0,
+                          first >= 0 ? yd[first] : 0.0);
+                    free(xf), free(gf), free(yf), free(xd), free(yd);
+                    ncases++;
+                }
+    printf("  f32 = rounded f64: %d configurations bitwise\n", ncases);
+}
+
 int main(void)
 {
     test_hand_values();
@@ -786,6 +894,8 @@ int main(void)
     test_errors();
     test_threads();
     test_nan_threads();
+    test_f32_matches_f64();
+    test_image_threads();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
