@@ -145,8 +145,10 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
  * per-output branch and the tap loop unrolled.  The same OUTPUT_ROW
  * arithmetic everywhere, so the same bits as the general path. */
 #define DEFINE_GATHER_ROW(NAME, TI, A)                                                          \
-    DRS_CLONES static void NAME(const TI *xrow, A *yrow, const drs_table *t, const A *W, A ev, \
-                                int nu, int per2, int64_t u0, int64_t u1)                     \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const TI *xrow, A *yrow, const drs_table *t, const A *W, A ev, int nu,        \
+                 int per2, int64_t u0, int64_t u1),                                            \
+                (xrow, yrow, t, W, ev, nu, per2, u0, u1),                                      \
     {                                                                                          \
         for (int64_t o = 0; o < u0; o++)                                                       \
             PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
@@ -159,7 +161,7 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
         }                                                                                      \
         for (int64_t o = nu > 0 ? u1 : 0; o < t->O; o++)                                       \
             PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
-    }
+    })
 
 /* TI: the input element type (the integer types are read directly by the
  * first pass, so no double copy of the input is ever made); A: accumulator,
@@ -407,10 +409,11 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
  * operations, same order), so the bits are identical to the unfused run. */
 #define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
-    DRS_CLONES static void NAME##_row(const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, \
-                                      const A *Wh, int64_t Lw, int64_t inner,                  \
-                                      const drs_table *tw, const A *Ww, A ev, A *tmp, int nu,  \
-                                      int per2, int64_t u0, int64_t u1)                        \
+    DRS_SIMD_FN(NAME##_row,                                                                    \
+                (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
+                 int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
+                 int nu, int per2, int64_t u0, int64_t u1),                                    \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, nu, per2, u0, u1),           \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
@@ -422,15 +425,16 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         else                                                                                   \
             for (int64_t o = 0; o < Ow; o++)                                                   \
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
-    }                                                                                          \
+    })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
      * the slice stays in L1 (columns on a chunk's edge are formed twice, the    \
      * same bits each time); needs tw monotone (checked by the caller) */         \
-    DRS_CLONES static void NAME##_row_chunked(const A *x, A *y, int64_t r, int64_t Lh,          \
-                                              const drs_table *th, const A *Wh, int64_t Lw,    \
-                                              int64_t inner, const drs_table *tw,              \
-                                              const A *Ww, A ev, A *tmp, int64_t chunk)        \
+    DRS_SIMD_FN(NAME##_row_chunked,                                                            \
+                (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
+                 int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
+                 int64_t chunk),                                                               \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, chunk),                      \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
@@ -467,7 +471,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
-    }                                                                                          \
+    })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
                      A ev, A *bufs, int nthr)                                                  \
@@ -520,8 +524,9 @@ static int all_unit_gathers(const drs_tables *T)
 
 /* One output row of the composed gather (fw: the last axis's map, NULL for
  * none). */
-DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_t *fw, int64_t Wo,
-                                       size_t es)
+DRS_SIMD_FN(unit_gather_row,
+            (char *dst, const char *xrow, const int64_t *fw, int64_t Wo, size_t es),
+            (dst, xrow, fw, Wo, es),
 {
     if (!fw) {
         memcpy(dst, xrow, (size_t)Wo * es);
@@ -539,7 +544,7 @@ DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_
         for (int64_t o = 0; o < Wo; o++)
             dst[o] = xrow[fw[o]];
     }
-}
+})
 
 /* The composed gather: parallel over output rows (all axes but the last);
  * each output element is written once, so the bits never depend on threads.
