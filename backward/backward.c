@@ -268,13 +268,29 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
                 ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
-        for (int64_t b = 0; b < outer; b++)                                                    \
-            for (int64_t j = 0; j < Lin; j++)                                                  \
-                TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner, 0);      \
+        /* spans of inputs (b, j) of about 1024 elements each */                          \
+        const int64_t n = outer * Lin, span = inner >= 1024 ? 1 : 1024 / inner;               \
+        const int64_t ns = (n + span - 1) / span;                                              \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        for (int64_t s = 0; s < ns; s++)                                                       \
+            NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
+                        inner, accumulate);                                                    \
     }
+/* The input rows k in [k0, k1) of a transposed pass, k = b * Lin + j (inner > 1). */
+#define DEFINE_TPASS_SPAN(NAME, A)                                                             \
+    DRS_SIMD_FN(NAME##_span,                                                                   \
+                (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
+                 int64_t O, int64_t inner, int accumulate),                                    \
+                (tt, W, dy, dx, k0, k1, O, inner, accumulate),                                 \
+    {                                                                                          \
+        const int64_t Lin = tt->Lin;                                                           \
+        for (int64_t k = k0; k < k1; k++)                                                      \
+            TENTRY_INNER(A, A, k % Lin, dx + k * inner, dy + (k / Lin) * O * inner, 0);        \
+    })
 
+DEFINE_TPASS_SPAN(tpass_f32, float)
 DEFINE_TPASS(tpass_f32, float, wf, trow_f32)
+DEFINE_TPASS_SPAN(tpass_f64, double)
 DEFINE_TPASS(tpass_f64, double, w, trow_f64)
 
 /* ------------------------------------------------------ plan helpers */

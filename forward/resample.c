@@ -181,12 +181,26 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
                 ROW(x + b * L, y + b * O, t, W, ev, nu, per2, u0, u1);                         \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
-        for (int64_t b = 0; b < outer; b++)                                                    \
-            for (int64_t o = 0; o < O; o++)                                                    \
-                PASS_OUTPUT(TI, A, t, W, ev, o, y + (b * O + o) * inner, x + b * L * inner,    \
-                            inner);                                                            \
+        /* spans of outputs (b, o) of about 1024 elements each */                         \
+        const int64_t n = outer * O, span = inner >= 1024 ? 1 : 1024 / inner;                 \
+        const int64_t ns = (n + span - 1) / span;                                              \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        for (int64_t s = 0; s < ns; s++)                                                       \
+            NAME##_span(x, y, s * span, s * span + span < n ? s * span + span : n, L, inner,   \
+                        t, W, ev);                                                             \
     }
+/* The outputs k in [k0, k1) of a pass, k = b * O + o (inner > 1). */
+#define DEFINE_PASS_SPAN(NAME, TI, A)                                                          \
+    DRS_SIMD_FN(NAME##_span,                                                                   \
+                (const TI *x, A *y, int64_t k0, int64_t k1, int64_t L, int64_t inner,          \
+                 const drs_table *t, const A *W, A ev),                                        \
+                (x, y, k0, k1, L, inner, t, W, ev),                                            \
+    {                                                                                          \
+        const int64_t O = t->O;                                                                \
+        for (int64_t k = k0; k < k1; k++)                                                      \
+            PASS_OUTPUT(TI, A, t, W, ev, k % O, y + k * inner, x + (k / O) * L * inner,        \
+                        inner);                                                                \
+    })
 
 DEFINE_GATHER_ROW(row_f32, float, float)
 DEFINE_GATHER_ROW(row_f64, double, double)
@@ -195,8 +209,11 @@ DEFINE_GATHER_ROW(row_u8_f64, uint8_t, double)
 DEFINE_GATHER_ROW(row_i8_f64, int8_t, double)
 DEFINE_GATHER_ROW(row_i32_f64, int32_t, double)
 DEFINE_GATHER_ROW(row_i64_f64, int64_t, double)
+DEFINE_PASS_SPAN(drs_pass_f32, float, float)
 DEFINE_PASS(drs_pass_f32, float, float, row_f32)
+DEFINE_PASS_SPAN(drs_pass_f64, double, double)
 DEFINE_PASS(drs_pass_f64, double, double, row_f64)
+DEFINE_PASS_SPAN(drs_pass_f32_f64, float, double)
 DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
 
 /* A pass fused with the inner product against dy: returns
@@ -269,9 +286,13 @@ DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
 DEFINE_PASS_DOT(drs_pass_dot_f32_f32, float, float)
+DEFINE_PASS_SPAN(pass_u8_f64, uint8_t, double)
 static DEFINE_PASS(pass_u8_f64, uint8_t, double, row_u8_f64)
+DEFINE_PASS_SPAN(pass_i8_f64, int8_t, double)
 static DEFINE_PASS(pass_i8_f64, int8_t, double, row_i8_f64)
+DEFINE_PASS_SPAN(pass_i32_f64, int32_t, double)
 static DEFINE_PASS(pass_i32_f64, int32_t, double, row_i32_f64)
+DEFINE_PASS_SPAN(pass_i64_f64, int64_t, double)
 static DEFINE_PASS(pass_i64_f64, int64_t, double, row_i64_f64)
 
 /* The first pass of an integer tensor: reads the integers, writes doubles. */
