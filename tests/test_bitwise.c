@@ -9,7 +9,8 @@
  *                                runs it under each DRS_SIMD value and
  *                                byte-compares the lists;
  *   test_bitwise --threads 16,64 runs every call at 1 thread and at each count
- *                                given and fails on any differing byte.
+ *                                given and fails on any differing byte;
+ *   test_bitwise --variant       prints the SIMD variant in use only.
  *
  * The shapes are large enough for the library's parallel paths. */
 #include <dresample.h>
@@ -302,6 +303,10 @@ static drs_status run(int i, uint64_t *h)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--variant")) {
+        printf("variant %s\n", drs_simd_variant());
+        return 0;
+    }
     build_cases();
     int fail = 0;
     if (argc == 3 && !strcmp(argv[1], "--threads")) {
@@ -334,7 +339,7 @@ int main(int argc, char **argv)
         return fail ? 1 : 0;
     }
     if (argc != 1) {
-        fprintf(stderr, "usage: %s [--threads N,N,...]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--threads N,N,...| --variant]\n", argv[0]);
         return 2;
     }
     printf("variant %s\n", drs_simd_variant());
