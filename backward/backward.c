@@ -167,8 +167,10 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             TROW_PER2_LOOP(A, NT, d[j] = acc)                                                  \
     } while (0)
 #define DEFINE_TROW(NAME, A, TS)                                                                \
-    DRS_CLONES static void NAME(const drs_ttable *tt, const A *W, const TS *src, A *d,        \
-                                int64_t inner, int accumulate)                                                           \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const drs_ttable *tt, const A *W, const TS *src, A *d, int64_t inner,         \
+                 int accumulate),                                                              \
+                (tt, W, src, d, inner, accumulate),                                            \
     {                                                                                          \
         typedef TS ts_t; /* the source type, for the macros below */                           \
         const int64_t Lin = tt->Lin;                                                           \
@@ -200,7 +202,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             }                                                                                  \
         for (int64_t j = jb; j < Lin; j++)                                                     \
             TENTRY_GENERAL(A, j);                                                              \
-    }
+    })
 /* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
  * the rows from output obase on); with 1 to 4 entries, one sweep over d */
 #define TSWEEP(A, d, NE)                                                                       \
@@ -266,13 +268,29 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
                 ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
-        for (int64_t b = 0; b < outer; b++)                                                    \
-            for (int64_t j = 0; j < Lin; j++)                                                  \
-                TENTRY_INNER(A, A, j, dx + (b * Lin + j) * inner, dy + b * O * inner, 0);      \
+        /* spans of inputs (b, j) of about 1024 elements each */                          \
+        const int64_t n = outer * Lin, span = inner >= 1024 ? 1 : 1024 / inner;               \
+        const int64_t ns = (n + span - 1) / span;                                              \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        for (int64_t s = 0; s < ns; s++)                                                       \
+            NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
+                        inner, accumulate);                                                    \
     }
+/* The input rows k in [k0, k1) of a transposed pass, k = b * Lin + j (inner > 1). */
+#define DEFINE_TPASS_SPAN(NAME, A)                                                             \
+    DRS_SIMD_FN(NAME##_span,                                                                   \
+                (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
+                 int64_t O, int64_t inner, int accumulate),                                    \
+                (tt, W, dy, dx, k0, k1, O, inner, accumulate),                                 \
+    {                                                                                          \
+        const int64_t Lin = tt->Lin;                                                           \
+        for (int64_t k = k0; k < k1; k++)                                                      \
+            TENTRY_INNER(A, A, k % Lin, dx + k * inner, dy + (k / Lin) * O * inner, 0);        \
+    })
 
+DEFINE_TPASS_SPAN(tpass_f32, float)
 DEFINE_TPASS(tpass_f32, float, wf, trow_f32)
+DEFINE_TPASS_SPAN(tpass_f64, double)
 DEFINE_TPASS(tpass_f64, double, w, trow_f64)
 
 /* ------------------------------------------------------ plan helpers */
@@ -302,7 +320,7 @@ typedef struct tiled2 {
 } tiled2;
 
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW)                                                  \
-    DRS_CLONES static void NAME(const tiled2 *c, int64_t task, A *buf)                          \
+    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf), (c, task, buf),                 \
     {                                                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
         const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
@@ -317,7 +335,7 @@ typedef struct tiled2 {
         A *d = (A *)c->dx + (b * c->Lh) * inner;                                               \
         for (int64_t j = i0; j < i1; j++)                                                      \
             TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                     \
-    }
+    })
 DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32)
 DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64)
 
@@ -503,7 +521,7 @@ out:
  * where (P_h x)_r and (D_h x)_r are row oh of the h pass and of its
  * derivative, all in double.  Each row's partial sums (dot_lanes: a fixed
  * order) are added in row order: the same bits for any thread count. */
-DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n)
+DRS_SIMD_FN_RET(double, dot_lanes, (const double *a, const double *b, int64_t n), (a, b, n),
 {
     /* 16 lanes (4 AVX2 vectors) break the add latency chain; they and the
      * tail are combined in a fixed order, so the sum depends on n only */
@@ -518,7 +536,7 @@ DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n)
         for (int k = 0; k < w; k++)
             l[k] += l[k + w];
     return l[0];
-}
+})
 
 
 /* Z[o, i] = cd[o] * g[o, i] in double (inner == 1: one vectorisable loop) */
@@ -557,7 +575,8 @@ typedef struct fused2_ctx {
  * part[0..1].  TS: the data type; TROW_D: a transposed row of TS into
  * double. */
 #define DEFINE_FUSED2_ROW(NAME, TS, TROW_D)                                                    \
-    DRS_CLONES static void NAME(const fused2_ctx *c, int64_t r, int thr, double *part)        \
+    DRS_SIMD_FN(NAME, (const fused2_ctx *c, int64_t r, int thr, double *part),                 \
+                (c, r, thr, part),                                                             \
     {                                                                                          \
         const fused2_job *J = c->J;                                                            \
         const int64_t b = r / c->Oh, oh = r % c->Oh, rowlen = c->rowlen, inner = c->inner;     \
@@ -581,7 +600,7 @@ typedef struct fused2_ctx {
             PASS_OUTPUT(TS, double, c->th, c->th->w, c->evh, oh, Px, xb, rowlen);              \
             part[1] = dot_lanes(V, Px, rowlen);                                                \
         }                                                                                      \
-    }
+    })
 DEFINE_FUSED2_ROW(fused2_row_f32, float, trow_f32_f64)
 DEFINE_FUSED2_ROW(fused2_row_f64, double, trow_f64)
 

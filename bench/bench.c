@@ -124,10 +124,14 @@ static void *xalloc(size_t n)
     return p;
 }
 
+/* --cpu-time: the calling thread's CPU time (with --threads 1 the calls run
+ * on it alone), which a shared machine's time slicing does not inflate */
+static clockid_t g_clock = CLOCK_MONOTONIC;
+
 static double now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(g_clock, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
@@ -525,7 +529,7 @@ static void usage(void)
 {
     printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
            "             [--phase fwd|bwd] [--json]"
-           " [--smoke] [--no-copy] [--list]\n"
+           " [--smoke] [--no-copy] [--cpu-time] [--list]\n"
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
@@ -535,6 +539,9 @@ static void usage(void)
            "  --json        one JSON object per line (what compare_torch.py reads)\n"
            "  --smoke       tiny shapes (for the ctest smoke run; times nothing meaningful)\n"
            "  --no-copy     skip the copy-bandwidth probe\n"
+           "  --cpu-time    time the calling thread's CPU time, not wall time (--threads 1\n"
+           "                only: on a loaded machine it leaves out the time slices lost to\n"
+           "                other processes; DRS_SIMD=baseline|avx2|avx512 picks the kernels)\n"
            "  --list        print the workloads and exit\n");
 }
 
@@ -592,6 +599,8 @@ int main(int argc, char **argv)
             smoke = 1;
         else if (!strcmp(a, "--no-copy"))
             do_copy = 0;
+        else if (!strcmp(a, "--cpu-time"))
+            g_clock = CLOCK_THREAD_CPUTIME_ID;
         else if (!strcmp(a, "--list")) {
             for (int k = 0; k < NWL; k++)
                 printf("%-4s %s\n", WL[k].name, WL[k].what);
@@ -617,10 +626,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: --workload '%s' selects nothing (try --list)\n", filter);
         return 2;
     }
+    if (g_clock == CLOCK_THREAD_CPUTIME_ID && (tl.n != 1 || tl.t[0] != 1)) {
+        fprintf(stderr, "bench: --cpu-time needs --threads 1 (it times the calling thread)\n");
+        return 2;
+    }
     if (!json)
-        printf("dresample %d.%d.%d (library build %s), median of %d calls after %d warm-up\n",
-               DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH, DRS_BENCH_BUILD, runs,
-               warmup);
+        printf("dresample %d.%d.%d (library build %s, SIMD variant %s), median of %d calls after "
+               "%d warm-up%s\n",
+               DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH, DRS_BENCH_BUILD,
+               drs_simd_variant(), runs, warmup,
+               g_clock == CLOCK_THREAD_CPUTIME_ID ? ", CPU time of the calling thread" : "");
     if (do_copy && (!filter || strstr(filter, "copy"))) {
         const wl_def *w1 = &WL[0];
         const int64_t *sh = smoke ? w1->smoke : w1->shape;

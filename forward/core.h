@@ -12,6 +12,7 @@
 #define DRS_CORE_H
 
 #include "dresample.h"
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -169,17 +170,66 @@ void drs_pass_f64(const double *x, double *y, int64_t outer, int64_t L, int64_t 
                   const drs_table *t, const double *W, double ev);
 int drs_table_is_identity(const drs_axis_plan *ap, const drs_table *t);
 
-/* ---- SIMD clones ----
- * Hot row kernels are compiled twice, for AVX2 and for the baseline, and
- * picked at load time (GCC target_clones, x86-64 glibc).  The C is the same
- * and contraction is off (-ffp-contract=off), so both give the same bits:
- * the wider vectors only process more elements of the same loop at once. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) &&   \
-    !defined(DRS_NO_CLONES)
-#define DRS_CLONES __attribute__((target_clones("avx2", "default")))
+/* ---- SIMD variants ----
+ * Hot row kernels are compiled three times, for the x86-64 baseline, AVX2 and
+ * AVX-512 (F, BW, VL, DQ, CD: x86-64-v4), and the variant is picked at run
+ * time (simd.c: the CPU's best, or the DRS_SIMD environment variable).  The C
+ * is the same and contraction is off (-ffp-contract=off), so every variant
+ * gives the same bits: the wider vectors only process more elements of the
+ * same loop at once.  Other compilers and targets build one plain variant.
+ *
+ * DRS_SIMD_FN(NAME, (params), (args), { body }) defines a static void
+ * function NAME as the three variants and a dispatcher; DRS_SIMD_FN_RET(RET,
+ * ...) one returning RET; DRS_SIMD_FN_UPTO(MAX, ...) a void one with no
+ * variant above MAX (for a kernel that a wider variant makes slower). */
+#define DRS_SIMD_BASELINE 0
+#define DRS_SIMD_AVX2 1
+#define DRS_SIMD_AVX512 2
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DRS_NO_CLONES)
+#define DRS_SIMD_MULTI 1
 #else
-#define DRS_CLONES
+#define DRS_SIMD_MULTI 0
 #endif
+extern _Atomic int drs__simd_level_cache;
+int drs__simd_init(void);
+/* the variant in use (DRS_SIMD_*), decided on the first call */
+static inline int drs__simd_level(void)
+{
+    const int l = atomic_load_explicit(&drs__simd_level_cache, memory_order_relaxed);
+    return l >= 0 ? l : drs__simd_init();
+}
+#if DRS_SIMD_MULTI
+#define DRS_TARGET_AVX2 __attribute__((target("avx2")))
+#define DRS_TARGET_AVX512                                                                     \
+    __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512cd")))
+/* RETKW: return (a value) or nothing (void) */
+#define DRS_SIMD_DEFINE_(MAX, RETKW, RET, NAME, PARAMS, ARGS, ...)                             \
+    DRS_TARGET_AVX512 static RET NAME##_avx512 PARAMS __VA_ARGS__                              \
+    DRS_TARGET_AVX2 static RET NAME##_avx2 PARAMS __VA_ARGS__                                  \
+    static RET NAME##_base PARAMS __VA_ARGS__                                                  \
+    static RET NAME PARAMS                                                                     \
+    {                                                                                          \
+        const int l_ = drs__simd_level() < (MAX) ? drs__simd_level() : (MAX);                  \
+        if (l_ == DRS_SIMD_AVX512) {                                                           \
+            RETKW NAME##_avx512 ARGS;                                                          \
+        } else if (l_ == DRS_SIMD_AVX2) {                                                      \
+            RETKW NAME##_avx2 ARGS;                                                            \
+        } else {                                                                               \
+            RETKW NAME##_base ARGS;                                                            \
+        }                                                                                      \
+    }
+#else
+#define DRS_SIMD_DEFINE_(MAX, RETKW, RET, NAME, PARAMS, ARGS, ...)                             \
+    static RET NAME PARAMS __VA_ARGS__
+#endif
+/* void functions */
+#define DRS_SIMD_FN_UPTO(MAX, NAME, PARAMS, ARGS, ...)                                         \
+    DRS_SIMD_DEFINE_(MAX, , void, NAME, PARAMS, ARGS, __VA_ARGS__)
+#define DRS_SIMD_FN(NAME, PARAMS, ARGS, ...)                                                   \
+    DRS_SIMD_DEFINE_(DRS_SIMD_AVX512, , void, NAME, PARAMS, ARGS, __VA_ARGS__)
+/* functions returning a value of type RET */
+#define DRS_SIMD_FN_RET(RET, NAME, PARAMS, ARGS, ...)                                          \
+    DRS_SIMD_DEFINE_(DRS_SIMD_AVX512, return, RET, NAME, PARAMS, ARGS, __VA_ARGS__)
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for

@@ -145,8 +145,10 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
  * per-output branch and the tap loop unrolled.  The same OUTPUT_ROW
  * arithmetic everywhere, so the same bits as the general path. */
 #define DEFINE_GATHER_ROW(NAME, TI, A)                                                          \
-    DRS_CLONES static void NAME(const TI *xrow, A *yrow, const drs_table *t, const A *W, A ev, \
-                                int nu, int per2, int64_t u0, int64_t u1)                     \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const TI *xrow, A *yrow, const drs_table *t, const A *W, A ev, int nu,        \
+                 int per2, int64_t u0, int64_t u1),                                            \
+                (xrow, yrow, t, W, ev, nu, per2, u0, u1),                                      \
     {                                                                                          \
         for (int64_t o = 0; o < u0; o++)                                                       \
             PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
@@ -159,7 +161,7 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
         }                                                                                      \
         for (int64_t o = nu > 0 ? u1 : 0; o < t->O; o++)                                       \
             PASS_OUTPUT(TI, A, t, W, ev, o, yrow + o, xrow, 1);                                \
-    }
+    })
 
 /* TI: the input element type (the integer types are read directly by the
  * first pass, so no double copy of the input is ever made); A: accumulator,
@@ -179,12 +181,26 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
                 ROW(x + b * L, y + b * O, t, W, ev, nu, per2, u0, u1);                         \
             return;                                                                            \
         }                                                                                      \
-        _Pragma("omp parallel for collapse(2) schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
-        for (int64_t b = 0; b < outer; b++)                                                    \
-            for (int64_t o = 0; o < O; o++)                                                    \
-                PASS_OUTPUT(TI, A, t, W, ev, o, y + (b * O + o) * inner, x + b * L * inner,    \
-                            inner);                                                            \
+        /* spans of outputs (b, o) of about 1024 elements each */                         \
+        const int64_t n = outer * O, span = inner >= 1024 ? 1 : 1024 / inner;                 \
+        const int64_t ns = (n + span - 1) / span;                                              \
+        _Pragma("omp parallel for schedule(static) num_threads((outer * O * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        for (int64_t s = 0; s < ns; s++)                                                       \
+            NAME##_span(x, y, s * span, s * span + span < n ? s * span + span : n, L, inner,   \
+                        t, W, ev);                                                             \
     }
+/* The outputs k in [k0, k1) of a pass, k = b * O + o (inner > 1). */
+#define DEFINE_PASS_SPAN(NAME, TI, A)                                                          \
+    DRS_SIMD_FN(NAME##_span,                                                                   \
+                (const TI *x, A *y, int64_t k0, int64_t k1, int64_t L, int64_t inner,          \
+                 const drs_table *t, const A *W, A ev),                                        \
+                (x, y, k0, k1, L, inner, t, W, ev),                                            \
+    {                                                                                          \
+        const int64_t O = t->O;                                                                \
+        for (int64_t k = k0; k < k1; k++)                                                      \
+            PASS_OUTPUT(TI, A, t, W, ev, k % O, y + k * inner, x + (k / O) * L * inner,        \
+                        inner);                                                                \
+    })
 
 DEFINE_GATHER_ROW(row_f32, float, float)
 DEFINE_GATHER_ROW(row_f64, double, double)
@@ -193,8 +209,11 @@ DEFINE_GATHER_ROW(row_u8_f64, uint8_t, double)
 DEFINE_GATHER_ROW(row_i8_f64, int8_t, double)
 DEFINE_GATHER_ROW(row_i32_f64, int32_t, double)
 DEFINE_GATHER_ROW(row_i64_f64, int64_t, double)
+DEFINE_PASS_SPAN(drs_pass_f32, float, float)
 DEFINE_PASS(drs_pass_f32, float, float, row_f32)
+DEFINE_PASS_SPAN(drs_pass_f64, double, double)
 DEFINE_PASS(drs_pass_f64, double, double, row_f64)
+DEFINE_PASS_SPAN(drs_pass_f32_f64, float, double)
 DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
 
 /* A pass fused with the inner product against dy: returns
@@ -267,9 +286,13 @@ DEFINE_PASS(drs_pass_f32_f64, float, double, row_f32_f64)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f64, double, double)
 DEFINE_PASS_DOT(drs_pass_dot_f64_f32, double, float)
 DEFINE_PASS_DOT(drs_pass_dot_f32_f32, float, float)
+DEFINE_PASS_SPAN(pass_u8_f64, uint8_t, double)
 static DEFINE_PASS(pass_u8_f64, uint8_t, double, row_u8_f64)
+DEFINE_PASS_SPAN(pass_i8_f64, int8_t, double)
 static DEFINE_PASS(pass_i8_f64, int8_t, double, row_i8_f64)
+DEFINE_PASS_SPAN(pass_i32_f64, int32_t, double)
 static DEFINE_PASS(pass_i32_f64, int32_t, double, row_i32_f64)
+DEFINE_PASS_SPAN(pass_i64_f64, int64_t, double)
 static DEFINE_PASS(pass_i64_f64, int64_t, double, row_i64_f64)
 
 /* The first pass of an integer tensor: reads the integers, writes doubles. */
@@ -407,10 +430,11 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
  * operations, same order), so the bits are identical to the unfused run. */
 #define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
-    DRS_CLONES static void NAME##_row(const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, \
-                                      const A *Wh, int64_t Lw, int64_t inner,                  \
-                                      const drs_table *tw, const A *Ww, A ev, A *tmp, int nu,  \
-                                      int per2, int64_t u0, int64_t u1)                        \
+    DRS_SIMD_FN(NAME##_row,                                                                    \
+                (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
+                 int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
+                 int nu, int per2, int64_t u0, int64_t u1),                                    \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, nu, per2, u0, u1),           \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
@@ -422,15 +446,16 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         else                                                                                   \
             for (int64_t o = 0; o < Ow; o++)                                                   \
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
-    }                                                                                          \
+    })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
      * the slice stays in L1 (columns on a chunk's edge are formed twice, the    \
      * same bits each time); needs tw monotone (checked by the caller) */         \
-    DRS_CLONES static void NAME##_row_chunked(const A *x, A *y, int64_t r, int64_t Lh,          \
-                                              const drs_table *th, const A *Wh, int64_t Lw,    \
-                                              int64_t inner, const drs_table *tw,              \
-                                              const A *Ww, A ev, A *tmp, int64_t chunk)        \
+    DRS_SIMD_FN(NAME##_row_chunked,                                                            \
+                (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
+                 int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
+                 int64_t chunk),                                                               \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, chunk),                      \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
@@ -467,7 +492,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
-    }                                                                                          \
+    })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
                      A ev, A *bufs, int nthr)                                                  \
@@ -520,8 +545,9 @@ static int all_unit_gathers(const drs_tables *T)
 
 /* One output row of the composed gather (fw: the last axis's map, NULL for
  * none). */
-DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_t *fw, int64_t Wo,
-                                       size_t es)
+DRS_SIMD_FN(unit_gather_row,
+            (char *dst, const char *xrow, const int64_t *fw, int64_t Wo, size_t es),
+            (dst, xrow, fw, Wo, es),
 {
     if (!fw) {
         memcpy(dst, xrow, (size_t)Wo * es);
@@ -539,7 +565,7 @@ DRS_CLONES static void unit_gather_row(char *dst, const char *xrow, const int64_
         for (int64_t o = 0; o < Wo; o++)
             dst[o] = xrow[fw[o]];
     }
-}
+})
 
 /* The composed gather: parallel over output rows (all axes but the last);
  * each output element is written once, so the bits never depend on threads.

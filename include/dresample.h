@@ -94,6 +94,16 @@ DRS_API drs_status drs_set_num_threads(int n);
 /* The value last set by drs_set_num_threads (0 if never set). */
 DRS_API int drs_get_num_threads(void);
 
+/* The SIMD variant of the row kernels in use: "avx512", "avx2" or "baseline".
+ * x86-64 builds with GCC carry all three (the same C, compiled for AVX-512
+ * F/BW/VL/DQ/CD, for AVX2 and for the x86-64 baseline; other builds carry
+ * "baseline" only) and pick the best the CPU supports on the first call.  The
+ * environment variable DRS_SIMD=baseline|avx2|avx512, read once at that
+ * first call, forces a variant; one the CPU lacks gives the best it has, and
+ * any other value is ignored.  Every variant gives the same bits (no fused
+ * multiply-add, no reassociation), so the choice changes speed only. */
+DRS_API const char *drs_simd_variant(void);
+
 /* ---------------------------------------------------------------- tensor */
 typedef enum drs_dtype {
     DRS_F32 = 0,
