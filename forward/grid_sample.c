@@ -905,10 +905,10 @@ typedef double gs_vtd __attribute__((vector_size(8 * GS_TCG)));
 /* The box [r0, r0 + th) x [c0, c0 + tw) of nc (<= GS_TCG) planes into buf,
  * pixel-major with the channels interleaved (lanes >= nc repeat the last). */
 typedef float gs_v4f __attribute__((vector_size(16)));
-DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, int64_t r0,
-                                        int64_t c0, int th, int tw, int nc, int next,
-                                        double *buf)
-{
+DRS_SIMD_FN(gs_tile_copy_f32,
+            (const float *x, int64_t Q, int64_t W, int64_t r0, int64_t c0, int th, int tw,
+             int nc, int next, double *buf),
+            (x, Q, W, r0, c0, th, tw, nc, next, buf), {
     const float *xs[GS_TCG];
     for (int i = 0; i < GS_TCG; i++)
         xs[i] = x + (i < nc ? i : nc - 1) * Q + r0 * W + c0;
@@ -946,7 +946,7 @@ DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, in
     }
     for (int i = 0; i < GS_TCG; i++) /* the zero pixel after the box: missing taps */
         buf[(int64_t)th * tw * GS_TCG + i] = 0.0;
-}
+})
 
 /* The points of a tile: point b's MT taps at to[b * MT] (pixels of the
  * box), weights at w[b * MT]; channel i's output to y[i * ys + pq[b]]. */
@@ -963,19 +963,19 @@ DRS_CLONES static void gs_tile_copy_f32(const float *x, int64_t Q, int64_t W, in
         for (int i = 0; i < GS_TCG; i++)                                                       \
             y[i * ys + pq[b]] = (float)acc[i];                                                 \
     }
-DRS_CLONES static void gs_tile_dot_f32(const double *buf, const int32_t *to, const double *w,
-                                       const int32_t *pq, int64_t np, int mt, float *y,
-                                       int64_t ys)
-{
-    if (mt == 16)
-        GS_TILE_DOT(16)
-    else if (mt == 4)
-        GS_TILE_DOT(4)
-    else if (mt == 1)
-        GS_TILE_DOT(1)
-    else
-        GS_TILE_DOT(mt)
-}
+DRS_SIMD_FN(gs_tile_dot_f32,
+            (const double *buf, const int32_t *to, const double *w, const int32_t *pq,
+             int64_t np, int mt, float *y, int64_t ys),
+            (buf, to, w, pq, np, mt, y, ys), {
+                if (mt == 16)
+                    GS_TILE_DOT(16)
+                else if (mt == 4)
+                    GS_TILE_DOT(4)
+                else if (mt == 1)
+                    GS_TILE_DOT(1)
+                else
+                    GS_TILE_DOT(mt)
+            })
 
 /* The plane row of offset o (0 <= o < 2^53, W >= 1). */
 static int64_t gs_row_of(int64_t o, int64_t W)
