@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_tape.c — the tape: random op sequences (failing ones included) over a
  * pool of vars, with backward, zero_grad, no-grad toggles and rewinds
- * interleaved; every status is accepted, a crash, UB, leak or a failed call
- * that changed the tape (var count or arena bytes) is a finding. */
+ * interleaved, and drs_ag_project_scales after each backward; every status
+ * is accepted, a crash, UB, leak or a failed call that changed the tape (var
+ * count or arena bytes) is a finding. */
 #include "dresample.h"
 #include "dresample_autograd.h"
 #include "fuzz_common.h"
@@ -163,6 +164,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
                     drs_tensor dy = drs_var_value(a);
                     drs_tape_backward_grad(a, &dy);
                 }
+                /* then the projection of a learned scales var (no bytes read:
+                 * refused unless a was recorded by resize/interpolate with a
+                 * scales var); it must not change the tape */
+                const int64_t nv2 = drs_tape_num_vars(tape);
+                const size_t nb2 = drs_tape_bytes(tape);
+                if (drs_ag_project_scales(a) != DRS_OK &&
+                    (drs_tape_num_vars(tape) != nv2 || drs_tape_bytes(tape) != nb2))
+                    __builtin_trap();
             }
             continue;
         default: /* tape controls */
