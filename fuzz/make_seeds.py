@@ -56,4 +56,14 @@ for k in range(24):
     data = bytes(rng.randrange(256) for _ in range(64))
     g = b"".join(struct.pack("<d" if (k & 1) else "<f", rng.choice(specials)) for _ in range(64))
     put("grid", k, head + data + g)
+# --- kernels: header bytes (target, threads, allocation failure, wrong
+# argument) steering to Resize, Interpolate and GridSample with no failure and
+# no wrong argument, then random bytes; and the three streamed-gather variants
+for k in range(30):
+    target = k % 3
+    prog = bytes([target, k & 1, 255, 255])
+    prog += bytes(rng.randrange(256) for _ in range(rng.randrange(32, 600)))
+    put("kernels", k, prog)
+for v in range(3):
+    put("kernels", 30 + v, bytes([255, 0, 255, 255, v, v]) + bytes(64))
 print("seeds written under", os.path.join(here, "corpus"))
