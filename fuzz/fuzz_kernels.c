@@ -169,6 +169,21 @@ static int plant(uint8_t w, drs_tensor *dy, drs_tensor *dx, int *null_attrs)
     }
 }
 
+/* The spellings of a call's enums and status (no bytes read): every name the
+ * library gives must read back as the same value. */
+static void spellings(drs_status s, int mode, int coord, int nearest)
+{
+    if (!drs_status_str(s)[0])
+        finding("an empty status string");
+    if (mode >= 0 && drs_interp_mode_from_str(drs_interp_mode_str((drs_interp_mode)mode)) != mode)
+        finding("interp mode spelling does not read back");
+    if (coord >= 0 && drs_coord_mode_from_str(drs_coord_mode_str((drs_coord_mode)coord)) != coord)
+        finding("coordinate mode spelling does not read back");
+    if (nearest >= 0 &&
+        drs_nearest_mode_from_str(drs_nearest_mode_str((drs_nearest_mode)nearest)) != nearest)
+        finding("nearest mode spelling does not read back");
+}
+
 /* ---- Resize and Interpolate ---- */
 static void resample(fz *f, int interp, int fail_fwd, int fail_bwd, uint8_t wrong)
 {
@@ -299,6 +314,10 @@ static void resample(fz *f, int interp, int fail_fwd, int fail_bwd, uint8_t wron
     s = interp ? drs_interpolate_forward(&Y, &X, &ii, &ia) : drs_resize_forward(&Y, &X, &ri, &ra);
     drs_debug_fail_allocation(-1);
     check(s, fail_fwd, 0, outs, osz, 1);
+    if (interp)
+        spellings(s, (int)ia.mode, (int)ia.coordinate_transformation_mode, (int)ia.nearest_mode);
+    else
+        spellings(s, (int)ra.mode, (int)ra.coordinate_transformation_mode, (int)ra.nearest_mode);
 
     /* backward (float types; every requested gradient) */
     if (dt == DRS_F32 || dt == DRS_F64) {
@@ -384,6 +403,10 @@ static void grid(fz *f, int fail_fwd, int fail_bwd, uint8_t wrong)
     drs_status s = drs_grid_sample_forward(&Y, &X, &G, &a);
     drs_debug_fail_allocation(-1);
     check(s, fail_fwd, 0, outs, sizes, 1);
+    spellings(s, -1, -1, -1);
+    if (drs_grid_mode_from_str(drs_grid_mode_str(a.mode, a.version)) != (int)a.mode ||
+        drs_grid_padding_from_str(drs_grid_padding_str(a.padding_mode)) != (int)a.padding_mode)
+        finding("GridSample mode or padding spelling does not read back");
 
     void *dyb = make(&DY, dt, S + 2, ys, f);
     void *dxb = make_out(&DX, dt, S + 2, xs);
