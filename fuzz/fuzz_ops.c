@@ -43,8 +43,8 @@ static void *alloc_tensor(drs_tensor *t, drs_dtype dt, int rank, const int64_t *
      * library must refuse it); n == 0: NULL, as the API allows */
     const size_t bytes = (size_t)(n != 0 ? (n > 0 ? n : 1) : 0) * es;
     unsigned char *b = fz_alloc(bytes);
-    for (size_t i = 0; i < bytes; i++)
-        b[i] = fz_u8(f);
+    if (b)
+        fz_bytes(f, b, bytes);
     t->data = b;
     return b;
 }

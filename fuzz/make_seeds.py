@@ -56,4 +56,24 @@ for k in range(24):
     data = bytes(rng.randrange(256) for _ in range(64))
     g = b"".join(struct.pack("<d" if (k & 1) else "<f", rng.choice(specials)) for _ in range(64))
     put("grid", k, head + data + g)
+# --- kernels: header bytes (target, threads, allocation failure, wrong
+# argument) steering to Resize, Interpolate and GridSample with no failure and
+# no wrong argument, then random bytes; and the three streamed-gather variants
+for k in range(30):
+    target = k % 3
+    prog = bytes([target, k & 1, 255, 255])
+    prog += bytes(rng.randrange(256) for _ in range(rng.randrange(32, 600)))
+    put("kernels", k, prog)
+for v in range(3):
+    put("kernels", 30 + v, bytes([255, 0, 255, 255, v, v]) + bytes(64))
+# the fused last two passes by chunks of columns (channels-last rows past
+# 16 KiB): Resize-19 linear on axes 1, 2 of [1, 2, W, 2] (x0.5, x2), f32
+# with W = 2049 and f64 with W = 1031, forward and both gradients
+for k, (wbyte, dt, n) in enumerate(((222, 0, 2 * 2049 * 2), (221, 1, 2 * 1031 * 2))):
+    prog = bytes([0, 0, 255, 255, 2, 0, 1, wbyte, 1, dt, 3])
+    prog += bytes([1, 0, 0, 8, 0, 0]) + bytes([0, 16, 0, 16]) + bytes([1])
+    prog += bytes(rng.randrange(256) for _ in range(n))          # X
+    prog += bytes([4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0])              # Resize-19 attrs
+    prog += bytes(rng.randrange(256) for _ in range(n * 2)) + bytes([3])  # dY, want dx + ds
+    put("kernels", 33 + k, prog)
 print("seeds written under", os.path.join(here, "corpus"))
