@@ -409,25 +409,49 @@ static void sweep_resize_opsets(void)
     }
 }
 
-/* Axes {1, 2} of [1, 6, 7, 5000], scales {1.37, 1.618} (axis 1 runs first):
- * rows of 35000 doubles, so the 2-D backward sweep splits the image into
- * blocks of one input row whose edge rows of dy are formed by two blocks; the
- * scales gradient must count each row once. */
-static void wide_rows_scales(void)
+/* The 2-D resize whose first pass is the outer axis (scales in ascending
+ * order, or equal): its scales gradient is computed inside the data
+ * gradient's tiled sweep.  Finite differences over modes, coordinate modes,
+ * antialias, both ops, and two layouts: [2, 3, 6, 7] with axes {2, 3}, and
+ * [1, 6, 7, 5000] with axes {1, 2}, whose rows of 35000 doubles split the
+ * image into blocks of one input row, with edge rows of dy formed by two
+ * blocks (each must be counted once). */
+static void fused_scales_fd(void)
 {
-    const drs_interp_mode modes[3] = {DRS_MODE_LINEAR, DRS_MODE_CUBIC, DRS_MODE_LINEAR};
-    for (int mi = 0; mi < 3; mi++) {
-        opcase c = resize_case(19, modes[mi], DRS_COORD_HALF_PIXEL, mi == 2, 0, 1, 0, 0);
-        const int64_t shp[4] = {1, 6, 7, 5000};
-        memcpy(c.shape, shp, sizeof shp);
-        c.axes[0] = c.ra.axes[0] = 1;
-        c.axes[1] = c.ra.axes[1] = 2;
-        c.scales[0] = 1.37;
-        c.scales[1] = 1.618;
-        snprintf(c.name, sizeof c.name, "Resize-19 %s half_pixel aa=%d axes {1,2} 1x6x7x5000",
-                 drs_interp_mode_str(modes[mi]), mi == 2);
-        fd_check(&c, 0, 0);
-    }
+    const drs_coord_mode cms[5] = {DRS_COORD_HALF_PIXEL, DRS_COORD_ASYMMETRIC,
+                                   DRS_COORD_ALIGN_CORNERS, DRS_COORD_PYTORCH_HALF_PIXEL,
+                                   DRS_COORD_HALF_PIXEL_SYMMETRIC};
+    /* mode, antialias: linear, cubic, linear + antialias, cubic + antialias */
+    const drs_interp_mode modes[4] = {DRS_MODE_LINEAR, DRS_MODE_CUBIC, DRS_MODE_LINEAR,
+                                      DRS_MODE_CUBIC};
+    const double up[2] = {1.37, 1.618}, down[2] = {0.5772156649, 0.6931471806};
+    for (int wide = 0; wide < 2; wide++)
+        for (int mi = 0; mi < 4; mi++)
+            for (int ci = 0; ci < (wide ? 1 : 5); ci++)
+                for (int dn = 0; dn < 2; dn++) {
+                    const int aa = mi >= 2;
+                    opcase c = resize_case(19, modes[mi], cms[ci], aa, 0, 1, 0, 0);
+                    const int64_t small[4] = {2, 3, 9, 11}, big[4] = {1, 6, 7, 5000};
+                    memcpy(c.shape, wide ? big : small, sizeof small);
+                    for (int i = 0; i < 2; i++) {
+                        c.axes[i] = c.ra.axes[i] = (wide ? 1 : 2) + i;
+                        c.scales[i] = dn ? down[i] : up[i];
+                    }
+                    snprintf(c.name, sizeof c.name, "Resize-19 %s %s aa=%d %s scales {%g,%g}",
+                             drs_interp_mode_str(modes[mi]), drs_coord_mode_str(cms[ci]), aa,
+                             wide ? "1x6x7x5000 axes {1,2}" : "2x3x9x11 axes {2,3}",
+                             c.scales[0], c.scales[1]);
+                    fd_check(&c, 0, 0);
+                }
+    /* InterpolateBackprop-4's modes (the benchmark's linear_onnx among them) */
+    const drs_interp_mode im[3] = {DRS_MODE_LINEAR_ONNX, DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    for (int mi = 0; mi < 3; mi++)
+        for (int ci = 0; ci < 4; ci++) {
+            opcase c = interp_case(4, im[mi], cms[ci], 0, 0, 0, 0, 1);
+            c.scales[0] = 2.0;
+            c.scales[1] = 2.0;
+            fd_check(&c, 0, 0);
+        }
 }
 
 static void sweep_interpolate(void)
@@ -1177,7 +1201,7 @@ int main(void)
     sweep_torch();
     errors_and_modes();
     f32_scales_exact();
-    wide_rows_scales();
+    fused_scales_fd();
     scale_ranges();
     kink_rule();
     printf("test_backward: %d adjoint cases, %d finite-difference checks (scales/roi), "
