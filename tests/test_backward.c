@@ -603,13 +603,18 @@ static void errors_and_modes(void)
         g_fail++;
     }
 
-    /* threads: 1/2/4 identical (data and scales gradients), on a larger case */
-    {
+    /* threads: 1/2/4 identical (data and scales gradients), on a larger case;
+     * fused = 1: scales in ascending order, the 2-D sweep's scales gradient */
+    for (int fused = 0; fused < 2; fused++) {
         opcase t = resize_case(19, DRS_MODE_CUBIC, DRS_COORD_HALF_PIXEL, 1, 0, 1, 0, 0);
         t.shape[0] = 1;
         t.shape[1] = 1;
         t.shape[2] = 300;
         t.shape[3] = 280; /* a single image: N*C = 1 must still be parallel and exact */
+        if (fused) {
+            t.scales[0] = 1.37;
+            t.scales[1] = 1.618;
+        }
         op_shape(&t, &r, os);
         const int64_t tnx = numel(4, t.shape), tny = numel(r, os);
         double *tx = malloc(sizeof(double) * (size_t)tnx), *tdy = malloc(sizeof(double) * (size_t)tny);
