@@ -980,6 +980,14 @@ static void store_params(double *dst, const double *src, int n, drs_grad_mode mo
         dst[i] = mode == DRS_GRAD_ACCUMULATE ? dst[i] + src[i] : src[i];
 }
 
+static int all_zero(const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] != 0.0)
+            return 0;
+    return 1;
+}
+
 /* The data gradient and the parameter gradients of a 2-D resize in one
  * tiled sweep (backward2_tiled with tiled2_grad): when the plan's active
  * passes are two over adjacent axes and every pass with a parameter slot is
@@ -1025,6 +1033,11 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
     if ((G.wantA && (st = drs_table_build(ah, &thd, 0, param))) ||
         (G.wantB && (st = drs_table_build(aw, &twd, 0, param))))
         goto out;
+    /* an all-zero derivative table (nearest, area, pillow, the identity
+     * short-cut, integer-width align_corners): exactly 0, nothing to sum */
+    const int slotA = G.wantA, slotB = G.wantB;
+    G.wantA = G.wantA && !all_zero(thd.dw, thd.O * thd.stride);
+    G.wantB = G.wantB && !all_zero(twd.dw, twd.O * twd.stride);
     part = drs__malloc((size_t)(nrow > 0 ? nrow : 1) * 2 * sizeof *part);
     if (!part)
         goto nomem;
@@ -1081,9 +1094,9 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
     }
     for (int i = 0; i < n; i++)
         tmp[i] = 0.0;
-    if (G.wantA)
+    if (slotA)
         tmp[param_slot(p, kh, param, n)] = gA;
-    if (G.wantB)
+    if (slotB)
         tmp[param_slot(p, kw, param, n)] = gB;
     goto out;
 nomem:
