@@ -339,7 +339,75 @@ DRS_CLONES static double dot_f32_lanes(const float *a, const float *b, int64_t n
 }
 DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n);
 
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT)                                             \
+/* Both row sums of a row of dy whose two x-row passes (D_h and P_h) share
+ * their taps (the same first row, n = 2 or 4): Dx and Px are formed element
+ * by element and never stored; the arithmetic and the 16 lanes are those of
+ * PASS_OUTPUT followed by dot_f32_lanes / dot_lanes, so the sums have the
+ * same bits as the two-step form. */
+#define DEFINE_ROW_DOTS2(NAME, A)                                                              \
+    DRS_CLONES static void NAME(const A *q, const A *v, const A *xr, int64_t len,              \
+                                const A *wd, const A *wp, int n, double *part)                 \
+    {                                                                                          \
+        double la[16] = {0.0}, lb[16] = {0.0};                                                 \
+        const A *x0 = xr, *x1 = xr + len, *x2 = x1 + len, *x3 = x2 + len;                      \
+        int64_t i = 0;                                                                         \
+        if (n == 2) {                                                                          \
+            for (; i + 16 <= len; i += 16)                                                     \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    A d = wd[0] * x0[i + k];                                                   \
+                    d += wd[1] * x1[i + k];                                                    \
+                    A p = wp[0] * x0[i + k];                                                   \
+                    p += wp[1] * x1[i + k];                                                    \
+                    la[k] += (double)(q[i + k] * d);                                           \
+                    lb[k] += (double)(v[i + k] * p);                                           \
+                }                                                                              \
+            for (; i < len; i++) {                                                             \
+                A d = wd[0] * x0[i];                                                           \
+                d += wd[1] * x1[i];                                                            \
+                A p = wp[0] * x0[i];                                                           \
+                p += wp[1] * x1[i];                                                            \
+                la[i & 15] += (double)(q[i] * d);                                              \
+                lb[i & 15] += (double)(v[i] * p);                                              \
+            }                                                                                  \
+        } else {                                                                               \
+            for (; i + 16 <= len; i += 16)                                                     \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    A d = wd[0] * x0[i + k];                                                   \
+                    d += wd[1] * x1[i + k];                                                    \
+                    d += wd[2] * x2[i + k];                                                    \
+                    d += wd[3] * x3[i + k];                                                    \
+                    A p = wp[0] * x0[i + k];                                                   \
+                    p += wp[1] * x1[i + k];                                                    \
+                    p += wp[2] * x2[i + k];                                                    \
+                    p += wp[3] * x3[i + k];                                                    \
+                    la[k] += (double)(q[i + k] * d);                                           \
+                    lb[k] += (double)(v[i + k] * p);                                           \
+                }                                                                              \
+            for (; i < len; i++) {                                                             \
+                A d = wd[0] * x0[i];                                                           \
+                d += wd[1] * x1[i];                                                            \
+                d += wd[2] * x2[i];                                                            \
+                d += wd[3] * x3[i];                                                            \
+                A p = wp[0] * x0[i];                                                           \
+                p += wp[1] * x1[i];                                                            \
+                p += wp[2] * x2[i];                                                            \
+                p += wp[3] * x3[i];                                                            \
+                la[i & 15] += (double)(q[i] * d);                                              \
+                lb[i & 15] += (double)(v[i] * p);                                              \
+            }                                                                                  \
+        }                                                                                      \
+        for (int w = 8; w >= 1; w /= 2)                                                        \
+            for (int k = 0; k < w; k++) {                                                      \
+                la[k] += la[k + w];                                                            \
+                lb[k] += lb[k + w];                                                            \
+            }                                                                                  \
+        part[0] = la[0];                                                                       \
+        part[1] = lb[0];                                                                       \
+    }
+DEFINE_ROW_DOTS2(row_dots2_f32, float)
+DEFINE_ROW_DOTS2(row_dots2_f64, double)
+
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2)                                             \
     DRS_CLONES static void NAME(const tiled2 *c, int64_t task, A *buf)                          \
     {                                                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
@@ -367,7 +435,10 @@ DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n);
             double *part = G->part + 2 * (b * c->Oh + oh);                                     \
             const A *gr = g + oh * zlen;                                                       \
             part[0] = part[1] = 0.0;                                                           \
-            if (G->wantA) {                                                                    \
+            const int32_t nt = G->th->ntap[oh];                                                \
+            const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                   \
+                             G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];  \
+            if (G->wantA && !both) {                                                           \
                 PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, oh, Dx, xb, inner);         \
                 part[0] = DOT(buf + (oh - r0) * inner, Dx, inner);                             \
             }                                                                                  \
@@ -384,13 +455,19 @@ DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n);
                     src = Z;                                                                   \
                 }                                                                              \
                 TROW(G->ttwd, (const A *)G->ttwd->WF, src, V, c->inner, 0);                    \
+                if (both) {                                                                    \
+                    DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,    \
+                          (const A *)G->dwh + oh * G->thd->stride,                             \
+                          (const A *)G->th->WF + oh * G->th->stride, nt, part);                \
+                    continue;                                                                  \
+                }                                                                              \
                 PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, oh, Px, xb, inner);  \
                 part[1] = DOT(V, Px, inner);                                                   \
             }                                                                                  \
         }                                                                                      \
     }
-DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes)
-DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes)
+DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32)
+DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64)
 
 /* 1 and dx formed when the plan's two active passes are over adjacent axes
  * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be
