@@ -407,7 +407,61 @@ DRS_CLONES static double dot_lanes(const double *a, const double *b, int64_t n);
 DEFINE_ROW_DOTS2(row_dots2_f32, float)
 DEFINE_ROW_DOTS2(row_dots2_f64, double)
 
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2)                                             \
+/* V = E^T (cd ⊙ g) for one row (inner == 1) when E^T's interior is periodic
+ * with period two (tt->per2): cd ⊙ g is formed split into its even and odd
+ * outputs (Z[0..ne) and Z[ne..Ow)), so the interior reads every tap from a
+ * unit-stride array and vectorises across inputs.  Each V[j] is the sum of
+ * trow's TENTRY_GENERAL / TROW_PER2 (from 0, entries in ascending output
+ * order) over the same products: the same bits. */
+#define VROW_PER2_LOOP(A, UN)                                                                  \
+    for (int64_t t = 0; t < nin; t++) {                                                        \
+        A acc = 0;                                                                             \
+        for (int k = 0; k < (UN); k++)                                                         \
+            acc += cw[k] * P[k][t];                                                            \
+        V[tt->j0 + t] = acc;                                                                   \
+    }
+#define DEFINE_VROW_PER2(NAME, A)                                                              \
+    DRS_CLONES static void NAME(const drs_ttable *tt, const A *W, const A *cd, const A *g,     \
+                                int64_t Ow, A *Z, A *V)                                        \
+    {                                                                                          \
+        const int64_t ne = (Ow + 1) / 2, no = Ow / 2;                                          \
+        A *Ze = Z, *Zo = Z + ne;                                                               \
+        for (int64_t m = 0; m < no; m++) {                                                     \
+            Ze[m] = cd[2 * m] * g[2 * m];                                                      \
+            Zo[m] = cd[2 * m + 1] * g[2 * m + 1];                                              \
+        }                                                                                      \
+        if (ne > no)                                                                           \
+            Ze[no] = cd[2 * no] * g[2 * no];                                                   \
+        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
+            if (j == tt->j0)                                                                   \
+                j = tt->j1;                                                                    \
+            if (j >= tt->Lin)                                                                  \
+                break;                                                                         \
+            A acc = 0;                                                                         \
+            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++) {                            \
+                const int64_t o = tt->o[e];                                                    \
+                acc += W[e] * ((o & 1) ? Zo : Ze)[o >> 1];                                     \
+            }                                                                                  \
+            V[j] = acc;                                                                        \
+        }                                                                                      \
+        const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
+        const A *P[8];                                                                         \
+        A cw[8];                                                                               \
+        for (int k = 0; k < tt->un; k++) {                                                     \
+            P[k] = (((o0 + k) & 1) ? Zo : Ze) + ((o0 + k) >> 1);                               \
+            cw[k] = W[e0 + k];                                                                 \
+        }                                                                                      \
+        if (tt->un == 2)                                                                       \
+            VROW_PER2_LOOP(A, 2)                                                               \
+        else if (tt->un == 4)                                                                  \
+            VROW_PER2_LOOP(A, 4)                                                               \
+        else                                                                                   \
+            VROW_PER2_LOOP(A, 8)                                                               \
+    }
+DEFINE_VROW_PER2(vrow_per2_f32, float)
+DEFINE_VROW_PER2(vrow_per2_f64, double)
+
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW)                                             \
     DRS_CLONES static void NAME(const tiled2 *c, int64_t task, A *buf)                          \
     {                                                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
@@ -444,7 +498,11 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
             }                                                                                  \
             if (G->wantB) {                                                                    \
                 const A *src = gr;                                                             \
-                if (G->factored) {                                                             \
+                const drs_ttable *tv = G->ttwd;                                                \
+                if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&                  \
+                    tv->j1 > tv->j0) {                                                         \
+                    VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                          \
+                } else if (G->factored) {                                                      \
                     if (c->inner == 1)                                                         \
                         for (int64_t q = 0; q < zlen; q++)                                     \
                             Z[q] = cd[q] * gr[q];                                              \
@@ -453,8 +511,10 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
                             for (int64_t i = 0; i < c->inner; i++)                             \
                                 Z[o * c->inner + i] = cd[o] * gr[o * c->inner + i];            \
                     src = Z;                                                                   \
+                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
+                } else {                                                                       \
+                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
                 }                                                                              \
-                TROW(G->ttwd, (const A *)G->ttwd->WF, src, V, c->inner, 0);                    \
                 if (both) {                                                                    \
                     DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,    \
                           (const A *)G->dwh + oh * G->thd->stride,                             \
@@ -466,8 +526,8 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
             }                                                                                  \
         }                                                                                      \
     }
-DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32)
-DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64)
+DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32)
+DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vrow_per2_f64)
 
 /* 1 and dx formed when the plan's two active passes are over adjacent axes
  * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be
