@@ -309,19 +309,179 @@ static int64_t prod(const int64_t *s, int a, int b)
  * are formed in a per-thread buffer and combined at once, so T never goes
  * to memory.  Rows on a block's edge are formed by both neighbours (the
  * same bits each time); each element is the arithmetic of the two separate
- * passes, so dx has the bits of the unfused run. */
+ * passes, so dx has the bits of the unfused run.
+ *
+ * The scales gradients of both passes ride along (tiled2_grad): row r =
+ * (b, oh) of dy, while its T row is in the buffer and dy_r in cache, adds
+ *   gA = < T_r, (D_h x)_r >,   gB = < E_w^T (cd ⊙ dy_r), (P_h x)_r >
+ * (D_w = diag(cd) E_w where it factors, else D_w^T dy_r), in the data's type
+ * with each row's dot product summed in double.  Each row is counted by the
+ * first block that forms it; its two partial sums do not depend on the
+ * block or thread, and are added in row order afterwards. */
+typedef struct tiled2_grad {
+    const drs_table *th, *thd;    /* pass h: weights (th->w / wf), derivative table */
+    const void *dwh;              /* thd's dw in the data's type */
+    const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
+    const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
+    const void *x;
+    double *part;                 /* two per row of dy */
+    double evh;
+    int wantA, wantB, factored;
+} tiled2_grad;
+
 typedef struct tiled2 {
     const drs_ttable *ttw, *tth;
     const void *dy;
-    void *dx;
+    void *dx;                     /* NULL: only the parameter gradients */
     const int64_t *bstart, *olo, *ohi; /* blocks; oh range [olo, ohi) per input row */
-    int64_t nblk, Oh, Ow, Lh, inner, rowlen;
+    int64_t nblk, Oh, Ow, Lh, inner, rowlen, maxr;
     int accumulate;
+    const tiled2_grad *g;         /* NULL: no parameter gradient */
 } tiled2;
 
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW)                                                  \
-    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf), (c, task, buf),                 \
-    {                                                                                          \
+/* < a, b > of float rows with the products summed in double (16 lanes in a
+ * fixed order: the sum depends on n only) */
+DRS_SIMD_FN_RET(double, dot_f32_lanes, (const float *a, const float *b, int64_t n), (a, b, n), {
+    double l[16] = {0.0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++)
+            l[k] += (double)(a[i + k] * b[i + k]);
+    for (; i < n; i++)
+        l[i & 15] += (double)(a[i] * b[i]);
+    for (int w = 8; w >= 1; w /= 2)
+        for (int k = 0; k < w; k++)
+            l[k] += l[k + w];
+    return l[0];
+})
+static double dot_lanes(const double *a, const double *b, int64_t n);
+
+/* Both row sums of a row of dy whose two x-row passes (D_h and P_h) share
+ * their taps (the same first row, n = 2 or 4): Dx and Px are formed element
+ * by element and never stored; the arithmetic and the 16 lanes are those of
+ * PASS_OUTPUT followed by dot_f32_lanes / dot_lanes, so the sums have the
+ * same bits as the two-step form. */
+#define DEFINE_ROW_DOTS2(NAME, A)                                                              \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const A *q, const A *v, const A *xr, int64_t len, const A *wd, const A *wp,   \
+                 int n, double *part),                                                         \
+                (q, v, xr, len, wd, wp, n, part), {                                            \
+        double la[16] = {0.0}, lb[16] = {0.0};                                                 \
+        const A *x0 = xr, *x1 = xr + len, *x2 = x1 + len, *x3 = x2 + len;                      \
+        int64_t i = 0;                                                                         \
+        if (n == 2) {                                                                          \
+            for (; i + 16 <= len; i += 16)                                                     \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    A d = wd[0] * x0[i + k];                                                   \
+                    d += wd[1] * x1[i + k];                                                    \
+                    A p = wp[0] * x0[i + k];                                                   \
+                    p += wp[1] * x1[i + k];                                                    \
+                    la[k] += (double)(q[i + k] * d);                                           \
+                    lb[k] += (double)(v[i + k] * p);                                           \
+                }                                                                              \
+            for (; i < len; i++) {                                                             \
+                A d = wd[0] * x0[i];                                                           \
+                d += wd[1] * x1[i];                                                            \
+                A p = wp[0] * x0[i];                                                           \
+                p += wp[1] * x1[i];                                                            \
+                la[i & 15] += (double)(q[i] * d);                                              \
+                lb[i & 15] += (double)(v[i] * p);                                              \
+            }                                                                                  \
+        } else {                                                                               \
+            for (; i + 16 <= len; i += 16)                                                     \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    A d = wd[0] * x0[i + k];                                                   \
+                    d += wd[1] * x1[i + k];                                                    \
+                    d += wd[2] * x2[i + k];                                                    \
+                    d += wd[3] * x3[i + k];                                                    \
+                    A p = wp[0] * x0[i + k];                                                   \
+                    p += wp[1] * x1[i + k];                                                    \
+                    p += wp[2] * x2[i + k];                                                    \
+                    p += wp[3] * x3[i + k];                                                    \
+                    la[k] += (double)(q[i + k] * d);                                           \
+                    lb[k] += (double)(v[i + k] * p);                                           \
+                }                                                                              \
+            for (; i < len; i++) {                                                             \
+                A d = wd[0] * x0[i];                                                           \
+                d += wd[1] * x1[i];                                                            \
+                d += wd[2] * x2[i];                                                            \
+                d += wd[3] * x3[i];                                                            \
+                A p = wp[0] * x0[i];                                                           \
+                p += wp[1] * x1[i];                                                            \
+                p += wp[2] * x2[i];                                                            \
+                p += wp[3] * x3[i];                                                            \
+                la[i & 15] += (double)(q[i] * d);                                              \
+                lb[i & 15] += (double)(v[i] * p);                                              \
+            }                                                                                  \
+        }                                                                                      \
+        for (int w = 8; w >= 1; w /= 2)                                                        \
+            for (int k = 0; k < w; k++) {                                                      \
+                la[k] += la[k + w];                                                            \
+                lb[k] += lb[k + w];                                                            \
+            }                                                                                  \
+        part[0] = la[0];                                                                       \
+        part[1] = lb[0];                                                                       \
+    })
+DEFINE_ROW_DOTS2(row_dots2_f32, float)
+DEFINE_ROW_DOTS2(row_dots2_f64, double)
+
+/* V = E^T (cd ⊙ g) for one row (inner == 1) when E^T's interior is periodic
+ * with period two (tt->per2): cd ⊙ g is formed split into its even and odd
+ * outputs (Z[0..ne) and Z[ne..Ow)), so the interior reads every tap from a
+ * unit-stride array and vectorises across inputs.  Each V[j] is the sum of
+ * trow's TENTRY_GENERAL / TROW_PER2 (from 0, entries in ascending output
+ * order) over the same products: the same bits. */
+#define VROW_PER2_LOOP(A, UN)                                                                  \
+    for (int64_t t = 0; t < nin; t++) {                                                        \
+        A acc = 0;                                                                             \
+        for (int k = 0; k < (UN); k++)                                                         \
+            acc += cw[k] * P[k][t];                                                            \
+        V[tt->j0 + t] = acc;                                                                   \
+    }
+#define DEFINE_VROW_PER2(NAME, A)                                                              \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const drs_ttable *tt, const A *W, const A *cd, const A *g, int64_t Ow, A *Z,  \
+                 A *V),                                                                        \
+                (tt, W, cd, g, Ow, Z, V), {                                                    \
+        const int64_t ne = (Ow + 1) / 2, no = Ow / 2;                                          \
+        A *Ze = Z, *Zo = Z + ne;                                                               \
+        for (int64_t m = 0; m < no; m++) {                                                     \
+            Ze[m] = cd[2 * m] * g[2 * m];                                                      \
+            Zo[m] = cd[2 * m + 1] * g[2 * m + 1];                                              \
+        }                                                                                      \
+        if (ne > no)                                                                           \
+            Ze[no] = cd[2 * no] * g[2 * no];                                                   \
+        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
+            if (j == tt->j0)                                                                   \
+                j = tt->j1;                                                                    \
+            if (j >= tt->Lin)                                                                  \
+                break;                                                                         \
+            A acc = 0;                                                                         \
+            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++) {                            \
+                const int64_t o = tt->o[e];                                                    \
+                acc += W[e] * ((o & 1) ? Zo : Ze)[o >> 1];                                     \
+            }                                                                                  \
+            V[j] = acc;                                                                        \
+        }                                                                                      \
+        const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
+        const A *P[8];                                                                         \
+        A cw[8];                                                                               \
+        for (int k = 0; k < tt->un; k++) {                                                     \
+            P[k] = (((o0 + k) & 1) ? Zo : Ze) + ((o0 + k) >> 1);                               \
+            cw[k] = W[e0 + k];                                                                 \
+        }                                                                                      \
+        if (tt->un == 2)                                                                       \
+            VROW_PER2_LOOP(A, 2)                                                               \
+        else if (tt->un == 4)                                                                  \
+            VROW_PER2_LOOP(A, 4)                                                               \
+        else                                                                                   \
+            VROW_PER2_LOOP(A, 8)                                                               \
+    })
+DEFINE_VROW_PER2(vrow_per2_f32, float)
+DEFINE_VROW_PER2(vrow_per2_f64, double)
+
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW)                                 \
+    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf), (c, task, buf), {              \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
         const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
         const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
@@ -333,16 +493,67 @@ typedef struct tiled2 {
         const A *W = (const A *)tt->WF;                                                        \
         const int accumulate = c->accumulate;                                                  \
         A *d = (A *)c->dx + (b * c->Lh) * inner;                                               \
-        for (int64_t j = i0; j < i1; j++)                                                      \
-            TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                     \
+        if (c->dx)                                                                             \
+            for (int64_t j = i0; j < i1; j++)                                                  \
+                TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                 \
+        const tiled2_grad *G = c->g;                                                           \
+        if (!G)                                                                                \
+            return;                                                                            \
+        A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
+        const A *xb = (const A *)G->x + b * c->Lh * inner, *cd = (const A *)G->cdw;            \
+        const int64_t own0 = k > 0 && c->ohi[i0 - 1] > r0 ? c->ohi[i0 - 1] : r0;               \
+        const int64_t zlen = c->Ow * c->inner;                                                 \
+        for (int64_t oh = own0; oh < r1; oh++) {                                               \
+            double *part = G->part + 2 * (b * c->Oh + oh);                                     \
+            const A *gr = g + oh * zlen;                                                       \
+            part[0] = part[1] = 0.0;                                                           \
+            const int32_t nt = G->th->ntap[oh];                                                \
+            const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                   \
+                             G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];  \
+            if (G->wantA && !both) {                                                           \
+                PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, oh, Dx, xb, inner);         \
+                part[0] = DOT(buf + (oh - r0) * inner, Dx, inner);                             \
+            }                                                                                  \
+            if (G->wantB) {                                                                    \
+                const A *src = gr;                                                             \
+                const drs_ttable *tv = G->ttwd;                                                \
+                if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&                  \
+                    tv->j1 > tv->j0) {                                                         \
+                    VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                          \
+                } else if (G->factored) {                                                      \
+                    if (c->inner == 1)                                                         \
+                        for (int64_t q = 0; q < zlen; q++)                                     \
+                            Z[q] = cd[q] * gr[q];                                              \
+                    else                                                                       \
+                        for (int64_t o = 0; o < c->Ow; o++)                                    \
+                            for (int64_t i = 0; i < c->inner; i++)                             \
+                                Z[o * c->inner + i] = cd[o] * gr[o * c->inner + i];            \
+                    src = Z;                                                                   \
+                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
+                } else {                                                                       \
+                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
+                }                                                                              \
+                if (both) {                                                                    \
+                    DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,    \
+                          (const A *)G->dwh + oh * G->thd->stride,                             \
+                          (const A *)G->th->WF + oh * G->th->stride, nt, part);                \
+                    continue;                                                                  \
+                }                                                                              \
+                PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, oh, Px, xb, inner);  \
+                part[1] = DOT(V, Px, inner);                                                   \
+            }                                                                                  \
+        }                                                                                      \
     })
-DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32)
-DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64)
+DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32)
+DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vrow_per2_f64)
 
 /* 1 and dx formed when the plan's two active passes are over adjacent axes
- * and pass h's table is monotone; 0 (nothing written) otherwise. */
+ * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be
+ * NULL; g (or NULL): the parameter gradients' row sums into g->part, which
+ * also needs every row of dy to lie in some block (else 0). */
 static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_tensor *dx,
-                                  const drs_tensor *dy, int accumulate, int *done)
+                                  const drs_tensor *dy, int accumulate, const tiled2_grad *g,
+                                  int *done)
 {
     *done = 0;
     if (T->nact != 2 || p->pass[T->active[1]].axis != p->pass[T->active[0]].axis + 1)
@@ -381,7 +592,11 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
             lo = hi;
         olo[j] = prev_lo = lo;
         ohi[j] = prev_hi = hi;
+        if (g && j > 0 && lo > ohi[j - 1])
+            goto out; /* a row of dy no block forms: the caller's general chain */
     }
+    if (g && (Lh == 0 || olo[0] != 0 || ohi[Lh - 1] != Oh))
+        goto out;
     /* blocks of input rows whose T rows fit a per-thread buffer of ~512 KiB */
     const int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
     int64_t nblk = 0, maxr = 1;
@@ -395,19 +610,21 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     }
     bstart[nblk] = Lh;
     const int nthr = drs__nthreads();
-    bufs = drs__malloc((size_t)nthr * (size_t)maxr * (size_t)rowlen * esz);
+    /* per thread: maxr rows of T; with g also D_h x, V, P_h x rows and cd * dy_r */
+    const int64_t tstride = maxr * rowlen + (g ? 3 * rowlen + Ow * inner : 0);
+    bufs = drs__malloc((size_t)nthr * (size_t)tstride * esz);
     if (!bufs) {
         st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
         goto out;
     }
-    const tiled2 c = {&ttw, &tth, dy->data, dx->data, bstart, olo, ohi, nblk, Oh, Ow, Lh,
-                      inner, rowlen, accumulate};
+    const tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
+                      Ow, Lh, inner, rowlen, maxr, accumulate, g};
     const int64_t ntask = outer * nblk;
     /* nthr, not the live setting: the scratch holds nthr rows of buffers, and
      * another thread may change drs_set_num_threads() meanwhile */
     _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)")
     for (int64_t task = 0; task < ntask; task++) {
-        const int64_t off = (int64_t)omp_get_thread_num() * maxr * rowlen;
+        const int64_t off = (int64_t)omp_get_thread_num() * tstride;
         if (f32)
             tiled2_f32(&c, task, (float *)bufs + off);
         else
@@ -444,7 +661,7 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
     if (st)
         return st;
     int done = 0;
-    if ((st = backward2_tiled(p, &T, dx, dy, accumulate, &done)) || done) {
+    if ((st = backward2_tiled(p, &T, dx, dy, accumulate, NULL, &done)) || done) {
         drs_tables_free(p, &T);
         return st;
     }
@@ -919,6 +1136,141 @@ static void store_params(double *dst, const double *src, int n, drs_grad_mode mo
         dst[i] = mode == DRS_GRAD_ACCUMULATE ? dst[i] + src[i] : src[i];
 }
 
+static int all_zero(const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] != 0.0)
+            return 0;
+    return 1;
+}
+
+/* The data gradient and the parameter gradients of a 2-D resize in one
+ * tiled sweep (backward2_tiled with tiled2_grad): when the plan's active
+ * passes are two over adjacent axes and every pass with a parameter slot is
+ * one of them.  *done = 0 (nothing written, tmp untouched) otherwise; dx may
+ * be NULL.  tmp[n]: the parameter gradients, by slot. */
+static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_tensor *x,
+                                   const drs_tensor *dy, int accumulate, drs_param param, int n,
+                                   double *tmp, int *done)
+{
+    *done = 0;
+    if (prod(p->in_shape, 0, p->rank) == 0 || prod(p->out_shape, 0, p->rank) == 0)
+        return DRS_OK;
+    const int f32 = p->dtype == DRS_F32;
+    drs_tables T;
+    drs_status st = drs_tables_build(p, &T, f32, -1, DRS_PARAM_NONE);
+    if (st)
+        return st;
+    drs_table thd, twd;
+    drs_ttable ttwd;
+    memset(&thd, 0, sizeof thd);
+    memset(&twd, 0, sizeof twd);
+    memset(&ttwd, 0, sizeof ttwd);
+    double *part = NULL, *cd = NULL, *E = NULL;
+    void *dwh = NULL, *cdw = NULL;
+    if (T.nact != 2 || p->pass[T.active[1]].axis != p->pass[T.active[0]].axis + 1)
+        goto out;
+    const int kh = T.active[0], kw = T.active[1];
+    for (int k = 0; k < p->npass; k++)
+        if (k != kh && k != kw && param_slot(p, k, param, n) >= 0)
+            goto out; /* a parameter of an identity pass: the general chain */
+    const drs_axis_plan *ah = &p->pass[kh], *aw = &p->pass[kw];
+    const int64_t outer = prod(p->in_shape, 0, ah->axis);
+    const int64_t Lw = aw->in_len, Oh = ah->O, Ow = aw->O, nrow = outer * Oh;
+    tiled2_grad G;
+    memset(&G, 0, sizeof G);
+    G.wantA = param_slot(p, kh, param, n) >= 0;
+    G.wantB = param_slot(p, kw, param, n) >= 0;
+    G.th = &T.tab[kh];
+    G.thd = &thd;
+    G.ttwd = &ttwd;
+    G.x = x->data;
+    G.evh = p->extrapolation_value;
+    if ((G.wantA && (st = drs_table_build(ah, &thd, 0, param))) ||
+        (G.wantB && (st = drs_table_build(aw, &twd, 0, param))))
+        goto out;
+    /* an all-zero derivative table (nearest, area, pillow, the identity
+     * short-cut, integer-width align_corners): exactly 0, nothing to sum */
+    const int slotA = G.wantA, slotB = G.wantB;
+    G.wantA = G.wantA && !all_zero(thd.dw, thd.O * thd.stride);
+    G.wantB = G.wantB && !all_zero(twd.dw, twd.O * twd.stride);
+    part = drs__malloc((size_t)(nrow > 0 ? nrow : 1) * 2 * sizeof *part);
+    if (!part)
+        goto nomem;
+    if (G.wantA) {
+        const int64_t nw = thd.O * thd.stride > 0 ? thd.O * thd.stride : 1;
+        if (f32) {
+            float *wf = drs__malloc((size_t)nw * sizeof *wf);
+            if (!(dwh = wf))
+                goto nomem;
+            for (int64_t q = 0; q < thd.O * thd.stride; q++)
+                wf[q] = (float)thd.dw[q];
+        } else {
+            dwh = thd.dw;
+        }
+    }
+    if (G.wantB) {
+        /* D_w = diag(cd) E with cd[o] = dc/dθ and E = dw/dc, periodic where
+         * the weights are (linear/cubic without antialias): V = E^T (cd * dy_r)
+         * runs as the periodic loop.  Where it does not factor (cd = 0 with
+         * dw != 0), D_w is used as it is. */
+        cd = drs__malloc((size_t)(Ow > 0 ? Ow : 1) * sizeof *cd);
+        E = drs__malloc((size_t)(Ow * twd.stride > 0 ? Ow * twd.stride : 1) * sizeof *E);
+        cdw = drs__malloc((size_t)(Ow > 0 ? Ow : 1) * (f32 ? sizeof(float) : sizeof(double)));
+        if (!cd || !E || !cdw)
+            goto nomem;
+        G.factored = 1;
+        for (int64_t o = 0; o < Ow && G.factored; o++) {
+            cd[o] = drs_coord_deriv(aw, o, param);
+            for (int32_t k = 0; k < twd.ntap[o] && G.factored; k++) {
+                const double dw = twd.dw[o * twd.stride + k];
+                G.factored = cd[o] != 0.0 || dw == 0.0;
+                E[o * twd.stride + k] = cd[o] != 0.0 ? dw / cd[o] : 0.0;
+            }
+        }
+        for (int64_t o = 0; o < Ow; o++) {
+            if (f32)
+                ((float *)cdw)[o] = (float)cd[o];
+            else
+                ((double *)cdw)[o] = cd[o];
+        }
+        G.cdw = cdw;
+        if ((st = ttable_build(&twd, G.factored ? E : twd.dw, Lw, f32, G.factored ? 1e-12 : 0.0,
+                               &ttwd)))
+            goto out;
+    }
+    G.dwh = dwh;
+    G.part = part;
+    if ((st = backward2_tiled(p, &T, dx, dy, accumulate, &G, done)) || !*done)
+        goto out;
+    double gA = 0.0, gB = 0.0;
+    for (int64_t r = 0; r < nrow; r++) {
+        gA += part[2 * r];
+        gB += part[2 * r + 1];
+    }
+    for (int i = 0; i < n; i++)
+        tmp[i] = 0.0;
+    if (slotA)
+        tmp[param_slot(p, kh, param, n)] = gA;
+    if (slotB)
+        tmp[param_slot(p, kw, param, n)] = gB;
+    goto out;
+nomem:
+    st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+out:
+    free(part);
+    free(cd);
+    free(E);
+    free(cdw);
+    if (f32)
+        free(dwh);
+    ttable_free(&ttwd);
+    drs_table_free(&thd);
+    drs_table_free(&twd);
+    drs_tables_free(p, &T);
+    return st;
+}
+
 /* ------------------------------------------------------- public API */
 static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const drs_tensor *dy,
                                   const drs_tensor *data, const drs_interpolate_inputs *in,
@@ -940,19 +1292,24 @@ static drs_status interp_backward(drs_tensor *dx, double *scales_delta, const dr
         return drs__fail(DRS_ERR_SHAPE, "%s: scales has %d entries, expected 0..%d", p.op, ns,
                          DRS_MAX_RANK);
     double tmp[DRS_MAX_RANK];
-    int left[DRS_MAX_RANK], right[DRS_MAX_RANK];
+    int left[DRS_MAX_RANK], right[DRS_MAX_RANK], fused = 0;
     if (scales_delta && use_scales) {
         if ((s = drs__interpolate_sides(attrs, data, in, left, right)))
             return s;
         set_kink_dirs(&p, DRS_PARAM_SCALE, ns, left, right);
-        if ((s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
+        /* the 2-D resize: data and scales gradients in one sweep (dx written
+         * only when every allocation succeeded; nothing fails after it) */
+        if ((s = backward2_params(&p, dx, data, dy, mode == DRS_GRAD_ACCUMULATE,
+                                  DRS_PARAM_SCALE, ns, tmp, &fused)))
+            return s;
+        if (!fused && (s = param_grads(&p, data, dy, DRS_PARAM_SCALE, ns, tmp)))
             return s;
         set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL);
     }
     if (scales_delta && !use_scales)
         for (int i = 0; i < ns; i++)
             tmp[i] = 0.0; /* sizes mode: the scales do not enter the forward */
-    if (dx && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
+    if (dx && !fused && (s = backward_data(&p, dx, dy, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)
         store_params(scales_delta, tmp, ns, mode);
@@ -1016,11 +1373,6 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
     if ((scales_delta && (s = drs__resize_sides(attrs, X, in, 0, sl, sr))) ||
         (roi_delta && (s = drs__resize_sides(attrs, X, in, 1, rl, rr))))
         return s;
-    if (scales_delta) {
-        set_kink_dirs(&p, DRS_PARAM_SCALE, in->n_scales, sl, sr);
-        if ((s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
-            return s;
-    }
     if (roi_delta) {
         double te[2 * DRS_MAX_RANK];
         set_kink_dirs(&p, DRS_PARAM_ROI_START, in->n_roi, rl, rr);
@@ -1032,8 +1384,18 @@ drs_status drs_resize_backward(drs_tensor *X_delta, double *scales_delta, double
         for (int i = in->n_roi / 2; i < in->n_roi; i++)
             tr[i] = te[i];
     }
+    int fused = 0; /* last: the fused sweep writes X_delta, nothing fails after it */
+    if (scales_delta) {
+        set_kink_dirs(&p, DRS_PARAM_SCALE, in->n_scales, sl, sr);
+        if ((s = backward2_params(&p, X_delta, X, Y_delta, mode == DRS_GRAD_ACCUMULATE,
+                                  DRS_PARAM_SCALE, in->n_scales, ts, &fused)))
+            return s;
+        if (!fused && (s = param_grads(&p, X, Y_delta, DRS_PARAM_SCALE, in->n_scales, ts)))
+            return s;
+    }
     set_kink_dirs(&p, DRS_PARAM_NONE, 0, NULL, NULL);
-    if (X_delta && (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
+    if (X_delta && !fused &&
+        (s = backward_data(&p, X_delta, Y_delta, mode == DRS_GRAD_ACCUMULATE)))
         return s;
     if (scales_delta)
         store_params(scales_delta, ts, in->n_scales, mode);

@@ -95,6 +95,9 @@ static const wl_def WL[] = {
 };
 #define NWL ((int)(sizeof WL / sizeof WL[0]))
 
+/* W12's Interpolate mode (--w12-mode): the scales gradient's cost per mode */
+static drs_interp_mode g_w12_mode = DRS_MODE_LINEAR_ONNX;
+
 static const char *const TORCH_MODE_NAME[] = {"nearest",  "nearest-exact", "linear", "bilinear",
                                               "bicubic", "trilinear",     "area"};
 
@@ -253,7 +256,7 @@ static void rt_setup(bench_rt *r, const wl_def *w, int smoke)
         break;
     case K_BACKPROP:
         r->ia = drs_interpolate_attrs_default(4);
-        r->ia.mode = DRS_MODE_LINEAR_ONNX;
+        r->ia.mode = g_w12_mode;
         r->ia.shape_calculation_mode = DRS_SHAPE_SCALES;
         r->ia.coordinate_transformation_mode = DRS_COORD_HALF_PIXEL;
         r->iscales[0] = (double)osz[0] / (double)shape[2];
@@ -529,7 +532,7 @@ static void usage(void)
 {
     printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
            "             [--phase fwd|bwd] [--json]"
-           " [--smoke] [--no-copy] [--cpu-time] [--list]\n"
+           " [--smoke] [--no-copy] [--cpu-time] [--list] [--w12-mode M]\n"
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
@@ -542,7 +545,9 @@ static void usage(void)
            "  --cpu-time    time the calling thread's CPU time, not wall time (--threads 1\n"
            "                only: on a loaded machine it leaves out the time slices lost to\n"
            "                other processes; DRS_SIMD=baseline|avx2|avx512 picks the kernels)\n"
-           "  --list        print the workloads and exit\n");
+           "  --list        print the workloads and exit\n"
+           "  --w12-mode M  W12's mode: linear_onnx (default), linear, cubic or nearest (the\n"
+           "                scales gradient per mode; W12's description still says linear_onnx)\n");
 }
 
 static int parse_threads(const char *v, thread_list *tl)
@@ -590,6 +595,21 @@ int main(int argc, char **argv)
             phases = (strstr(v, "fwd") ? 1 : 0) | (strstr(v, "bwd") ? 2 : 0);
             if (!phases) {
                 fprintf(stderr, "bench: --phase wants fwd, bwd or fwd,bwd, got '%s'\n", v);
+                return 2;
+            }
+            i++;
+        } else if (!strcmp(a, "--w12-mode") && v) {
+            if (!strcmp(v, "linear_onnx"))
+                g_w12_mode = DRS_MODE_LINEAR_ONNX;
+            else if (!strcmp(v, "linear"))
+                g_w12_mode = DRS_MODE_LINEAR;
+            else if (!strcmp(v, "cubic"))
+                g_w12_mode = DRS_MODE_CUBIC;
+            else if (!strcmp(v, "nearest"))
+                g_w12_mode = DRS_MODE_NEAREST;
+            else {
+                fprintf(stderr, "bench: --w12-mode wants linear_onnx, linear, cubic or nearest, got '%s'\n",
+                        v);
                 return 2;
             }
             i++;
