@@ -46,6 +46,8 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 if [ ! -d "$BUILD" ] || [ ! -x "$BUILD/fuzz/fuzz_ops" ]; then
   CC=clang cmake -S . -B "$BUILD" -DDRS_FUZZ=ON -DDRS_BUILD_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+else
+  cmake -S . -B "$BUILD" >/dev/null # re-read the tree: a harness added since is listed too
 fi
 # only the harnesses (and what they link)
 targets=$(cmake --build "$BUILD" --target help | sed -nE 's/^\.\.\. (fuzz_[a-z0-9_]+).*/\1/p')
