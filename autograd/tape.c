@@ -346,7 +346,7 @@ drs_status drs_var_new(drs_var **out, drs_tape *tape, drs_dtype dtype, int rank,
 drs_status drs_var_from_tensor(drs_var **out, drs_tape *tape, const drs_tensor *t,
                                int requires_grad)
 {
-    int64_t n;
+    int64_t n = 0;
     drs_status s = drs__ag_check_tensor("drs_var_from_tensor", "t", t, &n);
     if (s)
         return s;
