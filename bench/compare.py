@@ -742,6 +742,9 @@ def main():
                                                             MALLOC_ENV.items())), flush=True)
     for a, why in missing.items():
         print(f"anchor {a} skipped: {why}", flush=True)
+    if not active:
+        print("compare.py: SKIPPED: no anchor package could be imported")
+        return SKIP
 
     t_start = time.time()
     load0 = os.getloadavg()
@@ -820,7 +823,7 @@ def main():
     cols = [a for a in active]
     geo = {}
     for T in threads:
-        cb = copy[T]["gbs_best"]
+        cb = max(copy[T]["gbs_best"], 1e-9)
         print()
         print(f"== threads {T} ==  copy roofline {cb:.2f} GB/s (drs_bench probe, read + write)")
         hdr = (f"{'name':<4} {'fwd ms':>7} {'C ms':>7} " + " ".join(f"{a[:6]:>6}" for a in cols)
