@@ -121,13 +121,16 @@ def digest_ok(d, ref, rel):
     return abs(d[0] - ref[0]) <= rel * scale + 1e-9 and abs(d[1] - ref[1]) <= rel * scale + 1e-9
 
 
-def max_err(a, ref):
-    """max |a - ref| / max(1, max |ref|) (NaN counts as an error of inf)."""
+def max_err(a, ref, skip=None):
+    """max |a - ref| / max(1, max |ref|) (NaN counts as an error of inf), leaving out the
+    elements where skip (same shape, or None) is True."""
     a = np.asarray(a, dtype=np.float64)
     ref = np.asarray(ref, dtype=np.float64)
     if a.shape != ref.shape:
         return float("inf")
     d = np.abs(a - ref)
+    if skip is not None and skip.shape == d.shape:
+        d[skip] = 0.0
     if not np.all(np.isfinite(d)):
         return float("inf")
     return float(d.max(initial=0.0)) / max(1.0, float(np.abs(ref).max(initial=0.0)))
@@ -146,9 +149,22 @@ class DresCase:
         alloc = lambda shape, dtype: y  # noqa: E731  (the output is y, every call)
         self.y, self.dx = y, dx
         self.bwd_scales = None
+        self.skips = None
         if kind == "grid":
             dg = np.empty_like(g)
             a = (9, GRID_MODES[rec["grid_mode"]], GRID_PADS[rec["grid_padding"]], False)
+            # The grid gradient jumps where a sampling position crosses a pixel line
+            # (bilinear/bicubic: an integer coordinate): dresample computes positions in
+            # double, the anchors in float32, so within a float32 rounding of such a line
+            # the two take opposite one-sided derivatives.  Those grid points (both
+            # components) are left out of the grid gradient's element check.
+            if a[1] != "nearest":
+                H, W = rec["in_shape"][2], rec["in_shape"][3]
+                gd = g.astype(np.float64)
+                px = ((gd[..., 0] + 1.0) * W - 1.0) / 2.0
+                py = ((gd[..., 1] + 1.0) * H - 1.0) / 2.0
+                near = (np.abs(px - np.round(px)) < 1e-4) | (np.abs(py - np.round(py)) < 1e-4)
+                self.skips = [None, np.repeat(near[..., None], 2, axis=-1)]
             self.fwd = lambda: _core.grid_sample(alloc, y.dtype, x, g, *a)
 
             def bwd():
@@ -559,7 +575,8 @@ def jax_child(args):
             res = [np.asarray(res)] if ph == "fwd" else [np.asarray(t) for t in res]
             if ph == JAX_SCALES_KEY:  # jax's scale gradient is per scale entry: same layout
                 res[1] = res[1].astype(np.float64)
-            errs = [max_err(a, b) for a, b in zip(res, ref)]
+            sk = (d.skips if ph != "fwd" else None) or [None] * len(ref)
+            errs = [max_err(a, b, k) for a, b, k in zip(res, ref, sk)]
             ok = len(res) == len(ref) and all(e <= jc.tol for e in errs)
             refd = [digest(t) for t in ref]
             ts = {"dres": [], "jax": []}
@@ -660,7 +677,8 @@ def time_phase(d, ph, anchors, threads, warmup, runs, failures, name, errors):
         for T in threads:
             a.set_threads(T)
             got = conv(f())
-            errs = [max_err(x, y) for x, y in zip(got, ref)]
+            sk = (d.skips if ph != "fwd" else None) or [None] * len(ref)
+            errs = [max_err(x, y, k) for x, y, k in zip(got, ref, sk)]
             errors[(an, name)] = max(errors.get((an, name), 0.0), max(errs))
             if len(got) != len(ref) or max(errs) > a.tol:
                 failures.append(f"{name} {ph} {an} threads {T}: max error {max(errs):.3g} > "
@@ -752,7 +770,7 @@ def main():
                                                + common)}
     build = copy[threads[0]].get("build", "unknown")
     print(f"C library build type {build}", flush=True)
-    failures, notes, errors = [], {}, {}
+    failures, notes, errors, kinks = [], {}, {}, {}
     res = {T: {} for T in threads}
     recs0 = {}
     for name in names:
@@ -775,6 +793,8 @@ def main():
                     notes.setdefault(an, {})[name] = desc
             except Skip as e:
                 notes.setdefault(an, {})[name] = "skipped: " + str(e)
+        if d.skips is not None:
+            kinks[name] = int(d.skips[1][..., 0].sum())
         phases = ["fwd", "bwd"] + (["bwd_scales"] if d.bwd_scales else [])
         out = {}
         for ph in phases:
@@ -893,6 +913,10 @@ def main():
                 e = errors.get((a, name))
                 print(f"    {name:<4} {notes[a][name]}" + ("" if e is None else
                                                            f" (max error {e:.2g})"))
+    if kinks:
+        print("grid gradients: grid points within 1e-4 pixel of a pixel line (one-sided "
+              "derivatives; dresample's positions are double, the anchors' float32) left out of "
+              "the element check: " + ", ".join(f"{n} {k}" for n, k in kinks.items()))
     if args.json_out:
         with open(args.json_out, "w") as f:
             json.dump({"versions": versions, "missing": missing, "copy": copy,
