@@ -707,10 +707,16 @@ def time_phase(d, ph, anchors, threads, warmup, runs, failures, name, errors):
                 got = [digest(a) for a in conv(r)]
                 if k == "dres" and i == runs - 1:
                     dig[T] = got
-                if not all(digest_ok(a, b, rel) for a, b in zip(got, refd)):
-                    failures.append(f"{name} {ph} {k} threads {T} run {i}: sum {got[0][0]:.6g} "
-                                    f"|sum| {got[0][1]:.6g} against dresample's "
-                                    f"{refd[0][0]:.6g} {refd[0][1]:.6g}")
+                bad = [j for j, (a, b) in enumerate(zip(got, refd)) if not digest_ok(a, b, rel)]
+                if bad or len(got) != len(refd):
+                    j = bad[0] if bad else 0
+                    what = ("output", "input gradient", "grid gradient", "scales gradient")[
+                        0 if ph == "fwd" else min(j + 1, 3)]
+                    if ph == "bwd_scales" and j == 1:
+                        what = "scales gradient"
+                    failures.append(f"{name} {ph} {k} threads {T} run {i}: {what} sum "
+                                    f"{got[j][0]:.6g} |sum| {got[j][1]:.6g} against dresample's "
+                                    f"{refd[j][0]:.6g} {refd[j][1]:.6g}")
     return {T: {k: statistics.median(v) for k, v in ts[T].items()} for T in threads}, dig
 
 
