@@ -46,19 +46,11 @@ when numpy or the dresample package is missing (nothing to compare).
 import os
 import sys
 
-MALLOC_ENV = {
-    "MALLOC_MMAP_MAX_": "0",
-    "MALLOC_MMAP_THRESHOLD_": "4294967296",
-    "MALLOC_TRIM_THRESHOLD_": "68719476736",
-}
+from bench_common import (MALLOC_ENV, affine_grid, fill, geomean,  # noqa: E402,F401
+                          list_workloads, reexec_with_malloc_env, run_bench)
 
-if __name__ == "__main__" and "--no-malloc-env" not in sys.argv and any(
-        os.environ.get(k) != v for k, v in MALLOC_ENV.items()):
-    # glibc reads these at process start: re-exec ourselves with them set
-    # (bench/README.md, "Page faults").
-    env = dict(os.environ)
-    env.update(MALLOC_ENV)
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+if __name__ == "__main__":
+    reexec_with_malloc_env()
 
 import argparse  # noqa: E402
 import json  # noqa: E402
@@ -83,23 +75,6 @@ except ImportError as e:  # pragma: no cover - exercised by the smoke test's ski
 
 
 # ------------------------------------------------------------------ inputs
-def fill(n, seed):
-    """bench.c's fill(): ((i + seed) * 0x9E3779B1 mod 2^24) / 2^24 - 0.5, exact in f32."""
-    i = np.arange(n, dtype=np.uint64) + np.uint64(seed)
-    h = (i * np.uint64(0x9E3779B1)) & np.uint64(0xFFFFFF)
-    return (h.astype(np.float32) * np.float32(1.0 / 16777216.0)) - np.float32(0.5)
-
-
-def affine_grid(theta, shape):
-    """bench.c's grid: theta applied to affine_grid's align_corners=False base grid."""
-    N, Ho, Wo, _ = shape
-    xn = (2.0 * np.arange(Wo, dtype=np.float64) + 1.0) / Wo - 1.0
-    yn = (2.0 * np.arange(Ho, dtype=np.float64) + 1.0) / Ho - 1.0
-    X, Y = np.meshgrid(xn, yn)
-    g = np.empty((Ho, Wo, 2), dtype=np.float32)
-    g[..., 0] = (theta[0] * X + theta[1] * Y + theta[2]).astype(np.float32)
-    g[..., 1] = (theta[3] * X + theta[4] * Y + theta[5]).astype(np.float32)
-    return np.broadcast_to(g, (N, Ho, Wo, 2)).copy()
 
 
 def inputs(rec):
@@ -634,28 +609,7 @@ def _has_taskset():
 
 
 # ------------------------------------------------------------------ the run
-def run_bench(bench, args):
-    out = subprocess.run([bench, "--json"] + args, check=True, capture_output=True, text=True)
-    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
-
-def list_workloads(bench, filt):
-    out = subprocess.run([bench, "--list"], check=True, capture_output=True, text=True).stdout
-    names = [line.split()[0] for line in out.splitlines() if line.strip()]
-    if not filt:
-        return names
-    keep = []
-    for n in names:
-        for f in filt.split(","):
-            if n == f or (n.startswith(f) and n[len(f):].isalpha() and n[len(f):].islower()):
-                keep.append(n)
-                break
-    return keep
-
-
-def geomean(xs):
-    xs = [x for x in xs if x is not None and x > 0]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
 def time_phase(d, ph, anchors, threads, warmup, runs, failures, name, errors):

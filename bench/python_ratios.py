@@ -27,11 +27,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_torch as ct  # noqa: E402  (re-exec with its glibc malloc settings below)
 
-if __name__ == "__main__" and "--no-malloc-env" not in sys.argv and any(
-        os.environ.get(k) != v for k, v in ct.MALLOC_ENV.items()):
-    env = dict(os.environ)
-    env.update(ct.MALLOC_ENV)
-    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+if __name__ == "__main__":
+    ct.reexec_with_malloc_env()
 
 import argparse  # noqa: E402
 import math  # noqa: E402

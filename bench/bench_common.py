@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: MIT
+"""bench_common.py — what the Python benchmark scripts of bench/ share.
+
+The glibc malloc settings they re-execute themselves with (so that fresh
+outputs do not cost page faults: bench/README.md, "Page faults"), bench.c's
+input data (fill, the affine grid) reproduced in NumPy, running drs_bench and
+listing its workloads, and the geometric mean of the ratios.  NumPy is
+imported only by the functions that need it.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+MALLOC_ENV = {
+    "MALLOC_MMAP_MAX_": "0",
+    "MALLOC_MMAP_THRESHOLD_": "4294967296",
+    "MALLOC_TRIM_THRESHOLD_": "68719476736",
+}
+
+
+def reexec_with_malloc_env():
+    """Re-executes the running script with MALLOC_ENV set (glibc reads it at
+    process start), unless it is set already or --no-malloc-env is given."""
+    if "--no-malloc-env" in sys.argv or all(os.environ.get(k) == v for k, v in MALLOC_ENV.items()):
+        return
+    env = dict(os.environ)
+    env.update(MALLOC_ENV)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+def fill(n, seed):
+    """bench.c's fill(): ((i + seed) * 0x9E3779B1 mod 2^24) / 2^24 - 0.5, exact in f32."""
+    import numpy as np
+    i = np.arange(n, dtype=np.uint64) + np.uint64(seed)
+    h = (i * np.uint64(0x9E3779B1)) & np.uint64(0xFFFFFF)
+    return (h.astype(np.float32) * np.float32(1.0 / 16777216.0)) - np.float32(0.5)
+
+
+def affine_grid(theta, shape):
+    """bench.c's grid: theta applied to affine_grid's align_corners=False base grid."""
+    import numpy as np
+    N, Ho, Wo, _ = shape
+    xn = (2.0 * np.arange(Wo, dtype=np.float64) + 1.0) / Wo - 1.0
+    yn = (2.0 * np.arange(Ho, dtype=np.float64) + 1.0) / Ho - 1.0
+    X, Y = np.meshgrid(xn, yn)  # [Ho, Wo]
+    g = np.empty((Ho, Wo, 2), dtype=np.float32)
+    g[..., 0] = (theta[0] * X + theta[1] * Y + theta[2]).astype(np.float32)
+    g[..., 1] = (theta[3] * X + theta[4] * Y + theta[5]).astype(np.float32)
+    return np.broadcast_to(g, (N, Ho, Wo, 2)).copy()
+
+
+def run_bench(bench, args):
+    """drs_bench --json ARGS: one dict per JSON line."""
+    out = subprocess.run([bench, "--json"] + args, check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def list_workloads(bench, filt, smoke=None):
+    """drs_bench's workload names, those filt (e.g. "W1,W8") selects: W8 selects W8a-d."""
+    out = subprocess.run([bench, "--list"], check=True, capture_output=True, text=True).stdout
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    if not filt:
+        return names
+    keep = []
+    for n in names:
+        for f in filt.split(","):
+            if n == f or (n.startswith(f) and n[len(f):].isalpha() and n[len(f):].islower()):
+                keep.append(n)
+                break
+    return keep
+
+
+def geomean(xs):
+    xs = [x for x in xs if x is not None and x > 0]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
