@@ -159,7 +159,7 @@ BEST = [False]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("bench", help="path to the bench binary (build/bench/bench)")
+    ap.add_argument("bench", help="path to the bench binary (build/bench/drs_bench)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
