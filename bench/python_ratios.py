@@ -3,6 +3,7 @@
 
 Usage: venv/bin/python bench/python_ratios.py PATH/TO/bench [--threads 1] [--runs R]
                         [--warmup K] [--workload W1,W8,...] [--smoke] [--tolerance 0.10]
+                        [--rounds K] [--best]
 
 For each workload W1..W12 of bench/bench.c it runs the C benchmark once
 (--json) and then, in this process, times on the same shapes, inputs and
@@ -13,6 +14,10 @@ grid_sample; forward under no_grad, backward as torch.autograd.grad of the
 recorded graph, so the wrapper's argument handling, the tensor <-> NumPy
 views, the output allocation and the autograd node are all in the time).
 PyTorch and the wrapper are timed interleaved call by call, like the C bench.
+Per workload this is done in --rounds rounds (default 3), each one run of the
+C bench followed by the in-process calls, and every time is the median over
+the rounds, so that a change of the machine's speed during the run hits the
+C bench and the wrapper alike.
 
 It prints per workload the C ratio (C time / PyTorch time), the wrapper ratio
 (wrapper time / PyTorch time) and their quotient; the target is a quotient
@@ -168,6 +173,9 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.10)
     ap.add_argument("--no-malloc-env", action="store_true")
     ap.add_argument("--best", action="store_true", help="fastest call instead of the median")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="per workload, this many rounds of (C bench run, in-process timing); "
+                         "each time is the median over the rounds (default 3)")
     args = ap.parse_args()
     BEST[0] = args.best
     bench = os.path.abspath(args.bench)
@@ -195,24 +203,33 @@ def main():
                                                      ct.agrees(g[1], rec["bwd_grid"]))
         if not ok:
             bad.append(name)
-        f = interleaved({"torch": tc.fwd, "wrap": wc.fwd, "core": cc.fwd}, args.warmup,
-                        args.runs, args.threads)
-        b = None
         torch_bwd_ok = tc.bwd is not None
         if torch_bwd_ok:
             try:
                 tc.bwd()
             except (RuntimeError, NotImplementedError):
                 torch_bwd_ok = False
-        if torch_bwd_ok:
-            b = interleaved({"torch": tc.bwd, "wrap": wc.bwd, "core": cc.bwd}, args.warmup,
-                            args.runs, args.threads)
-        cells = []
+        bwd_fns = ({"torch": tc.bwd, "wrap": wc.bwd, "core": cc.bwd} if torch_bwd_ok else
+                   {"wrap": wc.bwd, "core": cc.bwd})
         key = "_min_ms" if args.best else "_ms"  # the C bench's statistic matching ours
-        for what, c_ms, t in (("fwd", rec["fwd" + key], f), ("bwd", rec["bwd" + key], b)):
-            if t is None:
-                t = interleaved({"wrap": wc.bwd, "core": cc.bwd}, args.warmup, args.runs,
-                                args.threads)
+        # Rounds of (the C bench in its own process, then this process's calls),
+        # so that a change of the machine's speed during the run hits both sides.
+        rounds = []
+        for r in range(max(args.rounds, 1)):
+            if r > 0:
+                rec = ct.run_bench(bench, ["--workload", name, "--no-copy"] + common)[0]
+            f = interleaved({"torch": tc.fwd, "wrap": wc.fwd, "core": cc.fwd}, args.warmup,
+                            args.runs, args.threads)
+            b = interleaved(bwd_fns, args.warmup, args.runs, args.threads)
+            rounds.append((rec["fwd" + key], rec["bwd" + key], f, b))
+
+        def med(i, k=None):
+            return statistics.median(x[i] if k is None else x[i][k] for x in rounds)
+        f = {k: med(2, k) for k in rounds[0][2]}
+        b = {k: med(3, k) for k in rounds[0][3]}
+        cells = []
+        for what, c_ms, t in (("fwd", med(0), f), ("bwd", med(1), b)):
+            if "torch" not in t:
                 cells.append(f"{c_ms:8.2f} {t['wrap']:8.2f} {'n/a':>8} {'':>5} {'':>5} "
                              f"{t['wrap'] / c_ms:5.2f} {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}")
                 q = t["wrap"] / c_ms
