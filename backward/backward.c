@@ -492,10 +492,11 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         const drs_ttable *tt = c->tth;                                                         \
         const A *W = (const A *)tt->WF;                                                        \
         const int accumulate = c->accumulate;                                                  \
-        A *d = (A *)c->dx + (b * c->Lh) * inner;                                               \
-        if (c->dx)                                                                             \
+        if (c->dx) { /* (NULL: only the parameter gradients; no offset from NULL) */          \
+            A *d = (A *)c->dx + (b * c->Lh) * inner;                                           \
             for (int64_t j = i0; j < i1; j++)                                                  \
                 TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                 \
+        }                                                                                      \
         const tiled2_grad *G = c->g;                                                           \
         if (!G)                                                                                \
             return;                                                                            \
@@ -611,8 +612,15 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     bstart[nblk] = Lh;
     const int nthr = drs__nthreads();
     /* per thread: maxr rows of T; with g also D_h x, V, P_h x rows and cd * dy_r */
-    const int64_t tstride = maxr * rowlen + (g ? 3 * rowlen + Ow * inner : 0);
-    bufs = drs__malloc((size_t)nthr * (size_t)tstride * esz);
+    int64_t tstride, tbytes;
+    if (drs__mul_overflow(maxr, rowlen, &tstride) || drs__mul_overflow(Ow, inner, &tbytes) ||
+        (g && (tstride > INT64_MAX / 2 - tbytes || rowlen > INT64_MAX / 8)))
+        goto out; /* scratch beyond 64 bits: the caller's general chain */
+    tstride += g ? 3 * rowlen + tbytes : 0;
+    if (drs__mul_overflow(tstride, (int64_t)nthr * (int64_t)esz, &tbytes) ||
+        (uint64_t)tbytes > (uint64_t)SIZE_MAX)
+        goto out;
+    bufs = drs__malloc((size_t)tbytes);
     if (!bufs) {
         st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
         goto out;

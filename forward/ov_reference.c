@@ -27,7 +27,8 @@
  * reference's zero-padded copy of the input.  Taps of weight exactly 0 are
  * left out: they add +-0 to the sums and cannot change a result.  The
  * result saturates into the type (the reference's cast is undefined there;
- * NaN, which valid input cannot produce, gives 0).
+ * NaN, from a scale whose float32 value is 0 on an axis of a million or
+ * more, gives 0).
  * Serial tables; OpenMP over output rows, each output written by one
  * iteration in a fixed order: the bits do not depend on the thread count. */
 #include "core.h"
@@ -148,7 +149,8 @@ static int64_t ov_taps(const drs_axis_plan *ap, int64_t o, float a, int64_t *j, 
         ov_cubic_coeff(c - fl, (float)ap->cubic_a, cw);
         for (int k = 0; k < 4; k++) {
             const double qd = (double)fl + (double)(k - 1);
-            const int64_t q = qd < 0.0 ? 0 : (qd > (double)(L - 1) ? L - 1 : (int64_t)qd);
+            /* (a NaN coordinate, e.g. from a scale whose float32 value is 0, takes tap 0) */
+            const int64_t q = !(qd >= 0.0) ? 0 : (qd > (double)(L - 1) ? L - 1 : (int64_t)qd);
             if (cw[k] != 0.0f) {
                 j[n] = q;
                 w[n++] = cw[k];
