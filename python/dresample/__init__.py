@@ -26,7 +26,7 @@ __all__ = [
     "interpolate", "interpolate_backward", "interpolate_backprop",
     "grid_sample", "grid_sample_backward",
     "torch_interpolate", "torch_interpolate_backward",
-    "set_num_threads", "get_num_threads", "__version__",
+    "set_num_threads", "get_num_threads", "simd_variant", "__version__",
 ]
 
 _empty = _np.empty
@@ -282,3 +282,10 @@ def set_num_threads(n):
 def get_num_threads():
     """The value last given to :func:`set_num_threads` (0 if never set)."""
     return _core.get_num_threads()
+
+
+def simd_variant():
+    """The kernels' SIMD variant in use: "avx512", "avx2" or "baseline" (the
+    best the CPU supports, or the one the DRS_SIMD environment variable named
+    when the library's first kernel ran). Every variant gives the same bits."""
+    return _core.simd_variant()

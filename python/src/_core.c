@@ -877,6 +877,13 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(drs_get_num_threads());
 }
 
+static PyObject *py_simd_variant(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyUnicode_FromString(drs_simd_variant());
+}
+
 /* Test hook: drs_debug_fail_allocation(n) (the n-th scratch allocation of the
  * library on this thread fails once; -1 disables). */
 static PyObject *py_debug_fail_allocation(PyObject *self, PyObject *arg)
@@ -906,6 +913,7 @@ static PyMethodDef core_methods[] = {
      NULL},
     {"set_num_threads", py_set_num_threads, METH_O, NULL},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, NULL},
+    {"simd_variant", py_simd_variant, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {

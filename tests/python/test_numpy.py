@@ -6,6 +6,7 @@
 # gradients), errors (the library's message, the CLI's message, inputs left
 # untouched), thread-count equality, dtypes and input conversion.
 import importlib.metadata
+import os
 import re
 import threading
 
@@ -486,6 +487,29 @@ def test_threads_bitwise_equal():
         dr.set_num_threads(before)
     for a, b in zip(one, two):
         assert same_bits(a, b)
+
+
+def test_simd_variant_forced_same_bits():
+    # DRS_SIMD picks the kernels' variant at the first call; every variant
+    # must give the same bits (a child process per variant)
+    import subprocess
+    import sys
+    code = ("import numpy as np, dresample as dr\n"
+            "x = (np.arange(2 * 3 * 17 * 29, dtype=np.float32) % 7 / 3).reshape(2, 3, 17, 29)\n"
+            "y = dr.resize(x, scales=[1, 1, 1.7, 0.6], mode='cubic')\n"
+            "g = dr.resize_backward(x, np.ones_like(y), scales=[1, 1, 1.7, 0.6], mode='cubic')\n"
+            "print(dr.simd_variant(), y.tobytes().hex(), g['X_delta'].tobytes().hex())\n")
+    out = {}
+    for v in ("baseline", "avx2", "avx512"):
+        env = dict(os.environ, DRS_SIMD=v)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                           check=True)
+        out[v] = r.stdout.split()
+    assert out["baseline"][0] == "baseline"
+    for v in ("avx2", "avx512"):
+        assert out[v][0] in ("baseline", "avx2", "avx512")
+        assert out[v][1:] == out["baseline"][1:], v
+    assert dr.simd_variant() in ("baseline", "avx2", "avx512")
 
 
 def test_python_threads_concurrent_calls():
