@@ -1138,7 +1138,7 @@ static void kink_rule(void)
                 c.scales[2] = 1.8;
                 kink_case(&c, 0, 2, 0, 1e-6);
             }
-    /* the case: Resize-19 linear half_pixel, X (1,3,4,5), scales [1,1,1.9,2.1] */
+    /* the reported case: Resize-19 linear half_pixel, X (1,3,4,5), scales [1,1,1.9,2.1] */
     {
         opcase c;
         memset(&c, 0, sizeof c);
