@@ -318,8 +318,9 @@ drs_status drs__resize_sides(const drs_resize_attrs *attrs, const drs_tensor *X,
                              const drs_resize_inputs *in, int which, int *left, int *right);
 
 /* OpenVINO Interpolate on u8/i8 data in linear, linear_onnx or cubic
- * (ov_reference.c): 1 when the plan is one, which drs_ov_reference_execute
- * then runs with the float32 arithmetic of OpenVINO's reference. */
+ * (ov_reference.c): 1 when the plan is one; drs_plan_execute then hands a
+ * non-empty call to drs_ov_reference_execute, which runs it with the float32
+ * arithmetic of OpenVINO's reference. */
 int drs_ov_reference_applies(const drs_plan *p);
 drs_status drs_ov_reference_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *x);
 

@@ -458,8 +458,7 @@ drs_status drs_interpolate_forward(drs_tensor *output, const drs_tensor *data,
         s = drs_plan_check_output(&p, output, data);
     /* integer linear / linear_onnx / cubic: OpenVINO's float32 arithmetic */
     if (!s)
-        s = drs_ov_reference_applies(&p) ? drs_ov_reference_execute(&p, output, data)
-                                         : drs_plan_execute(&p, output, data);
+        s = drs_plan_execute(&p, output, data);
     return s;
 }
 

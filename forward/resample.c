@@ -639,6 +639,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         memset(y->data, 0, (size_t)ny * drs_dtype_size(p->dtype));
         return DRS_OK;
     }
+    if (drs_ov_reference_applies(p)) /* OpenVINO integer linear/cubic (ov_reference.c) */
+        return drs_ov_reference_execute(p, y, x);
 
     /* the team size of this call, read once: per-thread scratch is sized by it
      * and the regions that index it by thread number ask for exactly it, even
