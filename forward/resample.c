@@ -20,6 +20,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if DRS_SIMD_MULTI
+#include <immintrin.h>
+#endif
 
 #define PAR_MIN_WORK 32768
 
@@ -27,11 +30,37 @@
  * the target has them (x86-64), memcpy elsewhere.  For outputs far larger
  * than the caches: no read-for-ownership of the destination, which would
  * otherwise double the memory traffic of a write.  Each thread that streamed
- * calls stream_fence() once before the region's closing barrier.  Nearest
- * outputs of at least DRS_STREAM_MIN_BYTES are written this way. */
+ * calls stream_fence() once before the region's closing barrier.  Outputs of
+ * at least DRS_STREAM_MIN_BYTES are written this way (nearest gathers and the
+ * fused last two passes: each row is formed in a per-thread buffer, then
+ * streamed out; a copy, so the bits are those of a direct write).  The
+ * environment variable DRS_STREAM=0 turns it off, DRS_STREAM=1 streams every
+ * output (to test the path on small tensors). */
 #define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
+#if DRS_SIMD_MULTI
+/* 64-byte streaming stores: a whole cache line each */
+DRS_TARGET_AVX512 static void stream_copy_avx512(char *d, const char *s, size_t bytes)
+{
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    if (head > bytes)
+        head = bytes;
+    memcpy(d, s, head);
+    d += head;
+    s += head;
+    bytes -= head;
+    for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+        _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
+    memcpy(d, s, bytes);
+}
+#endif
 static void stream_copy(void *dst, const void *src, size_t bytes)
 {
+#if DRS_SIMD_MULTI
+    if (drs__simd_level() == DRS_SIMD_AVX512) {
+        stream_copy_avx512(dst, src, bytes);
+        return;
+    }
+#endif
 #if defined(__SSE2__)
     char *d = dst;
     const char *s = src;
@@ -48,6 +77,19 @@ static void stream_copy(void *dst, const void *src, size_t bytes)
 #else
     memcpy(dst, src, bytes);
 #endif
+}
+
+/* 1 when an output of this many bytes is streamed out (see stream_copy) */
+static int stream_output(int64_t bytes)
+{
+    static _Atomic int mode = -2; /* -1 off, 1 always, 0 by size */
+    int m = atomic_load_explicit(&mode, memory_order_relaxed);
+    if (m == -2) {
+        const char *e = getenv("DRS_STREAM");
+        m = (e && !strcmp(e, "0")) ? -1 : (e && !strcmp(e, "1")) ? 1 : 0;
+        atomic_store_explicit(&mode, m, memory_order_relaxed);
+    }
+    return m == 1 || (m == 0 && bytes >= DRS_STREAM_MIN_BYTES);
 }
 
 static void stream_fence(void)
@@ -433,19 +475,21 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     DRS_SIMD_FN(NAME##_row,                                                                    \
                 (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
                  int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 int nu, int per2, int64_t u0, int64_t u1),                                    \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, nu, per2, u0, u1),           \
+                 A *ob, int nu, int per2, int64_t u0, int64_t u1),                             \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, nu, per2, u0, u1),       \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
         /* pass h, one output row: a weighted sum of input rows */                             \
         PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
-        A *yrow = y + r * Ow * inner;                                                          \
+        A *const yrow = y + r * Ow * inner, *yd = ob ? ob : yrow; /* ob: streamed out */      \
         if (inner == 1)                                                                        \
-            GATHER_ROW(tmp, yrow, tw, Ww, ev, nu, per2, u0, u1);                               \
+            GATHER_ROW(tmp, yd, tw, Ww, ev, nu, per2, u0, u1);                                 \
         else                                                                                   \
             for (int64_t o = 0; o < Ow; o++)                                                   \
-                PASS_OUTPUT(A, A, tw, Ww, ev, o, yrow + o * inner, tmp, inner);                \
+                PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
+        if (ob)                                                                                \
+            stream_copy(yrow, ob, (size_t)(Ow * inner) * sizeof(A));                           \
     })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
@@ -454,8 +498,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     DRS_SIMD_FN(NAME##_row_chunked,                                                            \
                 (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
                  int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 int64_t chunk),                                                               \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, chunk),                      \
+                 A *ob, int64_t chunk),                                                        \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, chunk),                  \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
@@ -481,7 +525,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             }                                                                                  \
             for (int64_t o = o0; o < o1; o++) {                                                \
                 const int32_t n = tw->ntap[o];                                                 \
-                A *yd = yrow + o * inner;                                                      \
+                A *yd = ob ? ob + (o - o0) * inner : yrow + o * inner; /* ob: streamed out */  \
                 if (n == 0) {                                                                  \
                     const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                     \
                     for (int64_t i = 0; i < inner; i++)                                        \
@@ -491,11 +535,13 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                                Ww + o * tw->stride, n, inner);                                 \
                 }                                                                              \
             }                                                                                  \
+            if (ob)                                                                            \
+                stream_copy(yrow + o0 * inner, ob, (size_t)((o1 - o0) * inner) * sizeof(A));   \
         }                                                                                      \
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, A *bufs, int nthr)                                                  \
+                     A ev, A *bufs, A *obufs, int nthr)                                        \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -514,13 +560,22 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
-        for (int64_t r = 0; r < outer * Oh; r++) {                                             \
-            A *tmp = bufs + (int64_t)omp_get_thread_num() * rowlen;                            \
-            if (chunk)                                                                         \
-                NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, chunk);    \
-            else                                                                               \
-                NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, nu, per2, u0, u1); \
+        /* obufs (or NULL): one output row per thread, streamed out */                        \
+        _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
+        {                                                                                      \
+            const int64_t tid = omp_get_thread_num();                                          \
+            A *tmp = bufs + tid * rowlen, *ob = obufs ? obufs + tid * Ow * inner : NULL;       \
+            _Pragma("omp for schedule(static) nowait")                                         \
+            for (int64_t r = 0; r < outer * Oh; r++) {                                         \
+                if (chunk)                                                                     \
+                    NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
+                                       chunk);                                                 \
+                else                                                                           \
+                    NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, nu, per2,  \
+                               u0, u1);                                                        \
+            }                                                                                  \
+            if (ob)                                                                            \
+                stream_fence(); /* this thread's streaming stores, before the barrier */      \
         }                                                                                      \
     }
 DEFINE_FUSED2(fused2_f32, float, row_f32)
@@ -657,10 +712,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return st;
     const int nact = T.nact;
     const int *active = T.active;
-    /* nearest outputs far larger than the caches are streamed out
-     * (stream_copy; measured: W2 15.8 -> 12.2 ms at 1 thread, 12.7 ->
-     * 10.3 at 2; the fused linear passes gained nothing from it) */
-    const int stream = (int64_t)ny >= DRS_STREAM_MIN_BYTES / (int64_t)drs_dtype_size(p->dtype);
+    /* outputs far larger than the caches are streamed out (stream_copy) */
+    const int stream = stream_output(ny * (int64_t)drs_dtype_size(p->dtype));
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
@@ -683,7 +736,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* fuse the last two passes when they resample adjacent axes and one row
      * of the first (Lw x inner elements) is small enough to stay in cache */
     int fuse = 0;
-    int64_t rowlen = 0;
+    int64_t rowlen = 0, orowlen = 0;
     if (!is_int && nact >= 2 &&
         p->pass[active[nact - 1]].axis == p->pass[active[nact - 2]].axis + 1) {
         for (int a = 0; a < nact - 2; a++)
@@ -693,6 +746,9 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             rowlen *= shape[i];
         fuse = rowlen <= ((int64_t)1 << 16);
         memcpy(shape, p->in_shape, sizeof shape);
+        orowlen = 1; /* one output row of the last pass */
+        for (int i = p->pass[active[nact - 1]].axis; i < p->rank; i++)
+            orowlen *= p->out_shape[i];
     }
     int64_t maxmid = 0;
     for (int a = 0; a < nact; a++) {
@@ -709,7 +765,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             maxmid = n;
     }
     void *buf[2] = {NULL, NULL};
-    void *rowbufs = NULL;
+    void *rowbufs = NULL, *obufs = NULL;
     if (maxmid > 0 && (uint64_t)maxmid > SIZE_MAX / esz) {
         st = drs__fail(DRS_ERR_OVERFLOW, "%s: scratch size overflows", p->op);
         goto done_free;
@@ -720,6 +776,13 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         if (!rowbufs) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             goto done_free;
+        }
+        if (stream && orowlen <= ((int64_t)1 << 18)) { /* output rows to stream out */
+            obufs = drs__malloc((size_t)nthr * (size_t)orowlen * esz);
+            if (!obufs) {
+                st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
+                goto done_free;
+            }
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
@@ -756,11 +819,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                 if (is_f32)
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,
-                               (float)p->extrapolation_value, (float *)rowbufs, nthr);
+                               (float)p->extrapolation_value, (float *)rowbufs, (float *)obufs,
+                               nthr);
                 else
                     fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
                                t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
-                               (double *)rowbufs, nthr);
+                               (double *)rowbufs, (double *)obufs, nthr);
                 break;
             }
             const int last = a == nact - 1;
@@ -789,6 +853,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
 
 done_free:
+    free(obufs);
     free(rowbufs);
     free(buf[0]);
     free(buf[1]);
