@@ -337,6 +337,7 @@ typedef struct tiled2 {
     int64_t nblk, Oh, Ow, Lh, inner, rowlen, maxr;
     int accumulate;
     const tiled2_grad *g;         /* NULL: no parameter gradient */
+    int64_t sbuf;                 /* > 0: dx rows are formed at buf + sbuf and streamed out */
 } tiled2;
 
 /* < a, b > of float rows with the products summed in double (16 lanes in a
@@ -494,8 +495,16 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         const int accumulate = c->accumulate;                                                  \
         if (c->dx) { /* (NULL: only the parameter gradients; no offset from NULL) */          \
             A *d = (A *)c->dx + (b * c->Lh) * inner;                                           \
-            for (int64_t j = i0; j < i1; j++)                                                  \
-                TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                                 \
+            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                    \
+                A *ob = buf + c->sbuf;                                                         \
+                for (int64_t j = i0; j < i1; j++) {                                            \
+                    TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
+                    drs__stream_copy(d + j * inner, ob, (size_t)inner * sizeof(A));            \
+                }                                                                              \
+            } else {                                                                           \
+                for (int64_t j = i0; j < i1; j++)                                              \
+                    TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                             \
+            }                                                                                  \
         }                                                                                      \
         const tiled2_grad *G = c->g;                                                           \
         if (!G)                                                                                \
@@ -617,6 +626,14 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         (g && (tstride > INT64_MAX / 2 - tbytes || rowlen > INT64_MAX / 8)))
         goto out; /* scratch beyond 64 bits: the caller's general chain */
     tstride += g ? 3 * rowlen + tbytes : 0;
+    /* an overwritten dx far larger than the caches: one more row per thread,
+     * where each dx row is formed before it is streamed out */
+    int64_t sbuf = 0, nxb;
+    if (dx && !accumulate && !drs__mul_overflow(outer * Lh, rowlen * (int64_t)esz, &nxb) &&
+        drs__stream_output(nxb, nthr) && tstride <= INT64_MAX - rowlen) {
+        sbuf = tstride;
+        tstride += rowlen;
+    }
     if (drs__mul_overflow(tstride, (int64_t)nthr * (int64_t)esz, &tbytes) ||
         (uint64_t)tbytes > (uint64_t)SIZE_MAX)
         goto out;
@@ -626,17 +643,22 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         goto out;
     }
     const tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
-                      Ow, Lh, inner, rowlen, maxr, accumulate, g};
+                      Ow, Lh, inner, rowlen, maxr, accumulate, g, sbuf};
     const int64_t ntask = outer * nblk;
     /* nthr, not the live setting: the scratch holds nthr rows of buffers, and
      * another thread may change drs_set_num_threads() meanwhile */
-    _Pragma("omp parallel for schedule(static) num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)")
-    for (int64_t task = 0; task < ntask; task++) {
+    _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)")
+    {
         const int64_t off = (int64_t)omp_get_thread_num() * tstride;
-        if (f32)
-            tiled2_f32(&c, task, (float *)bufs + off);
-        else
-            tiled2_f64(&c, task, (double *)bufs + off);
+        _Pragma("omp for schedule(static) nowait")
+        for (int64_t task = 0; task < ntask; task++) {
+            if (f32)
+                tiled2_f32(&c, task, (float *)bufs + off);
+            else
+                tiled2_f64(&c, task, (double *)bufs + off);
+        }
+        if (sbuf > 0)
+            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
     }
     *done = 1;
 out:

@@ -231,6 +231,16 @@ static inline int drs__simd_level(void)
 #define DRS_SIMD_FN_RET(RET, NAME, PARAMS, ARGS, ...)                                          \
     DRS_SIMD_DEFINE_(DRS_SIMD_AVX512, return, RET, NAME, PARAMS, ARGS, __VA_ARGS__)
 
+/* ---- streaming stores (simd.c) ----
+ * drs__stream_copy: dst = src with non-temporal stores (no read-for-ownership
+ * of dst); drs__stream_fence: once per thread that streamed, before the
+ * parallel region's closing barrier; drs__stream_output: 1 when an output of
+ * this many bytes written by nthr threads is streamed out (see simd.c; forced
+ * with DRS_STREAM=1, never with DRS_STREAM=0). */
+void drs__stream_copy(void *dst, const void *src, size_t bytes);
+void drs__stream_fence(void);
+int drs__stream_output(int64_t bytes, int nthr);
+
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for
  * n > 0 taps, in this exact order (every pass variant uses it, so fused and

@@ -17,87 +17,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-#if DRS_SIMD_MULTI
-#include <immintrin.h>
-#endif
 
 #define PAR_MIN_WORK 32768
-
-/* dst[0..bytes) = src[0..bytes) with non-temporal (streaming) stores where
- * the target has them (x86-64), memcpy elsewhere.  For outputs far larger
- * than the caches: no read-for-ownership of the destination, which would
- * otherwise double the memory traffic of a write.  Each thread that streamed
- * calls stream_fence() once before the region's closing barrier.  Outputs of
- * at least DRS_STREAM_MIN_BYTES are written this way (nearest gathers and the
- * fused last two passes: each row is formed in a per-thread buffer, then
- * streamed out; a copy, so the bits are those of a direct write).  The
- * environment variable DRS_STREAM=0 turns it off, DRS_STREAM=1 streams every
- * output (to test the path on small tensors). */
-#define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
-#if DRS_SIMD_MULTI
-/* 64-byte streaming stores: a whole cache line each */
-DRS_TARGET_AVX512 static void stream_copy_avx512(char *d, const char *s, size_t bytes)
-{
-    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
-    if (head > bytes)
-        head = bytes;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
-    for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
-        _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
-    memcpy(d, s, bytes);
-}
-#endif
-static void stream_copy(void *dst, const void *src, size_t bytes)
-{
-#if DRS_SIMD_MULTI
-    if (drs__simd_level() == DRS_SIMD_AVX512) {
-        stream_copy_avx512(dst, src, bytes);
-        return;
-    }
-#endif
-#if defined(__SSE2__)
-    char *d = dst;
-    const char *s = src;
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (head > bytes)
-        head = bytes;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
-    for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
-        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    memcpy(d, s, bytes);
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
-/* 1 when an output of this many bytes is streamed out (see stream_copy) */
-static int stream_output(int64_t bytes)
-{
-    static _Atomic int mode = -2; /* -1 off, 1 always, 0 by size */
-    int m = atomic_load_explicit(&mode, memory_order_relaxed);
-    if (m == -2) {
-        const char *e = getenv("DRS_STREAM");
-        m = (e && !strcmp(e, "0")) ? -1 : (e && !strcmp(e, "1")) ? 1 : 0;
-        atomic_store_explicit(&mode, m, memory_order_relaxed);
-    }
-    return m == 1 || (m == 0 && bytes >= DRS_STREAM_MIN_BYTES);
-}
-
-static void stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
 
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
@@ -489,7 +410,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             for (int64_t o = 0; o < Ow; o++)                                                   \
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
         if (ob)                                                                                \
-            stream_copy(yrow, ob, (size_t)(Ow * inner) * sizeof(A));                           \
+            drs__stream_copy(yrow, ob, (size_t)(Ow * inner) * sizeof(A));                           \
     })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
@@ -536,12 +457,12 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             }                                                                                  \
             if (ob)                                                                            \
-                stream_copy(yrow + o0 * inner, ob, (size_t)((o1 - o0) * inner) * sizeof(A));   \
+                drs__stream_copy(yrow + o0 * inner, ob, (size_t)((o1 - o0) * inner) * sizeof(A));   \
         }                                                                                      \
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, A *bufs, A *obufs, int nthr)                                        \
+                     A ev, A *bufs, A *obufs, int stream_rows, int nthr)                       \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -564,7 +485,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
         {                                                                                      \
             const int64_t tid = omp_get_thread_num();                                          \
-            A *tmp = bufs + tid * rowlen, *ob = obufs ? obufs + tid * Ow * inner : NULL;       \
+            A *tmp = bufs + tid * rowlen;                                                      \
+            A *ob = obufs && (chunk || stream_rows) ? obufs + tid * Ow * inner : NULL;         \
             _Pragma("omp for schedule(static) nowait")                                         \
             for (int64_t r = 0; r < outer * Oh; r++) {                                         \
                 if (chunk)                                                                     \
@@ -575,7 +497,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                                u0, u1);                                                        \
             }                                                                                  \
             if (ob)                                                                            \
-                stream_fence(); /* this thread's streaming stores, before the barrier */      \
+                drs__stream_fence(); /* this thread's streaming stores, before the barrier */      \
         }                                                                                      \
     }
 DEFINE_FUSED2(fused2_f32, float, row_f32)
@@ -665,16 +587,16 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
                 continue;
             }
             if (!fw) {
-                stream_copy(dst, xrow, (size_t)Wo * es);
+                drs__stream_copy(dst, xrow, (size_t)Wo * es);
                 continue;
             }
             if (formed != src)
                 unit_gather_row(buf, xrow, fw, Wo, es);
             formed = src;
-            stream_copy(dst, buf, (size_t)Wo * es);
+            drs__stream_copy(dst, buf, (size_t)Wo * es);
         }
         if (rowbufs)
-            stream_fence(); /* this thread's streaming stores, before the barrier */
+            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
     }
 }
 
@@ -712,8 +634,13 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return st;
     const int nact = T.nact;
     const int *active = T.active;
-    /* outputs far larger than the caches are streamed out (stream_copy) */
-    const int stream = stream_output(ny * (int64_t)drs_dtype_size(p->dtype));
+    /* outputs far larger than the caches are streamed out (drs__stream_copy):
+     * nearest gathers and channels-last fused passes gain at every team size
+     * (measured: W2 at 2 threads 14.3 -> 10.4 ms, W9 13.6 -> 10.1), the fused
+     * passes over contiguous rows only as drs__stream_output says */
+    const int64_t ybytes = ny * (int64_t)drs_dtype_size(p->dtype);
+    const int stream = drs__stream_output(ybytes, 1),
+              stream_rows = drs__stream_output(ybytes, nthr);
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
@@ -820,11 +747,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,
                                (float)p->extrapolation_value, (float *)rowbufs, (float *)obufs,
-                               nthr);
+                               stream_rows, nthr);
                 else
                     fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
                                t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
-                               (double *)rowbufs, (double *)obufs, nthr);
+                               (double *)rowbufs, (double *)obufs, stream_rows, nthr);
                 break;
             }
             const int last = a == nact - 1;
