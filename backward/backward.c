@@ -482,7 +482,8 @@ DEFINE_VROW_PER2(vrow_per2_f32, float)
 DEFINE_VROW_PER2(vrow_per2_f64, double)
 
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW)                                 \
-    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf), (c, task, buf), {              \
+    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                \
+                (c, task, buf, ws), {                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
         const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
         const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
@@ -499,7 +500,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
                 A *ob = buf + c->sbuf;                                                         \
                 for (int64_t j = i0; j < i1; j++) {                                            \
                     TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
-                    drs__stream_copy(d + j * inner, ob, (size_t)inner * sizeof(A));            \
+                    drs__stream_put(ws, d + j * inner, ob, (size_t)inner * sizeof(A));         \
                 }                                                                              \
             } else {                                                                           \
                 for (int64_t j = i0; j < i1; j++)                                              \
@@ -650,15 +651,17 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)")
     {
         const int64_t off = (int64_t)omp_get_thread_num() * tstride;
+        drs_stream ws;
+        drs__stream_begin(&ws);
         _Pragma("omp for schedule(static) nowait")
         for (int64_t task = 0; task < ntask; task++) {
             if (f32)
-                tiled2_f32(&c, task, (float *)bufs + off);
+                tiled2_f32(&c, task, (float *)bufs + off, &ws);
             else
-                tiled2_f64(&c, task, (double *)bufs + off);
+                tiled2_f64(&c, task, (double *)bufs + off, &ws);
         }
         if (sbuf > 0)
-            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
+            drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */
     }
     *done = 1;
 out:

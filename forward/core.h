@@ -232,13 +232,22 @@ static inline int drs__simd_level(void)
     DRS_SIMD_DEFINE_(DRS_SIMD_AVX512, return, RET, NAME, PARAMS, ARGS, __VA_ARGS__)
 
 /* ---- streaming stores (simd.c) ----
- * drs__stream_copy: dst = src with non-temporal stores (no read-for-ownership
- * of dst); drs__stream_fence: once per thread that streamed, before the
- * parallel region's closing barrier; drs__stream_output: 1 when an output of
- * this many bytes written by nthr threads is streamed out (see simd.c; forced
- * with DRS_STREAM=1, never with DRS_STREAM=0). */
-void drs__stream_copy(void *dst, const void *src, size_t bytes);
-void drs__stream_fence(void);
+ * A thread writing a large output in ascending contiguous rows puts each row
+ * through its own drs_stream: drs__stream_begin, drs__stream_put(w, dst,
+ * src, n) per row (dst[0..n) = src[0..n); whole 64-byte lines go out with
+ * non-temporal stores, no read-for-ownership of dst), drs__stream_end once,
+ * before the parallel region's closing barrier (writes what is held back,
+ * then the store fence).  drs__stream_output: 1 when an output of this many
+ * bytes written by nthr threads is streamed out (see simd.c; forced with
+ * DRS_STREAM=1, never with DRS_STREAM=0). */
+typedef struct drs_stream {
+    char *at;                /* the first byte not written yet */
+    size_t np;               /* bytes held in pend, which belong at at */
+    _Alignas(64) char pend[64];
+} drs_stream;
+void drs__stream_begin(drs_stream *w);
+void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n);
+void drs__stream_end(drs_stream *w);
 int drs__stream_output(int64_t bytes, int nthr);
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */

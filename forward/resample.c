@@ -396,8 +396,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     DRS_SIMD_FN(NAME##_row,                                                                    \
                 (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
                  int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 A *ob, int nu, int per2, int64_t u0, int64_t u1),                             \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, nu, per2, u0, u1),       \
+                 A *ob, drs_stream *ws, int nu, int per2, int64_t u0, int64_t u1),             \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, nu, per2, u0, u1),   \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
@@ -410,7 +410,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             for (int64_t o = 0; o < Ow; o++)                                                   \
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
         if (ob)                                                                                \
-            drs__stream_copy(yrow, ob, (size_t)(Ow * inner) * sizeof(A));                           \
+            drs__stream_put(ws, yrow, ob, (size_t)(Ow * inner) * sizeof(A));                   \
     })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
@@ -419,8 +419,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     DRS_SIMD_FN(NAME##_row_chunked,                                                            \
                 (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
                  int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 A *ob, int64_t chunk),                                                        \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, chunk),                  \
+                 A *ob, drs_stream *ws, int64_t chunk),                                        \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, chunk),              \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
@@ -457,7 +457,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             }                                                                                  \
             if (ob)                                                                            \
-                drs__stream_copy(yrow + o0 * inner, ob, (size_t)((o1 - o0) * inner) * sizeof(A));   \
+                drs__stream_put(ws, yrow + o0 * inner, ob,                                     \
+                                (size_t)((o1 - o0) * inner) * sizeof(A));                      \
         }                                                                                      \
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
@@ -487,17 +488,19 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             const int64_t tid = omp_get_thread_num();                                          \
             A *tmp = bufs + tid * rowlen;                                                      \
             A *ob = obufs && (chunk || stream_rows) ? obufs + tid * Ow * inner : NULL;         \
+            drs_stream ws;                                                                     \
+            drs__stream_begin(&ws);                                                            \
             _Pragma("omp for schedule(static) nowait")                                         \
             for (int64_t r = 0; r < outer * Oh; r++) {                                         \
                 if (chunk)                                                                     \
                     NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
-                                       chunk);                                                 \
+                                       &ws, chunk);                                            \
                 else                                                                           \
-                    NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, nu, per2,  \
-                               u0, u1);                                                        \
+                    NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, &ws, nu,   \
+                               per2, u0, u1);                                                  \
             }                                                                                  \
             if (ob)                                                                            \
-                drs__stream_fence(); /* this thread's streaming stores, before the barrier */      \
+                drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */ \
         }                                                                                      \
     }
 DEFINE_FUSED2(fused2_f32, float, row_f32)
@@ -572,6 +575,8 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     {
         char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * (size_t)Wo * es : NULL;
         int64_t formed = -1; /* the source row formed in buf */
+        drs_stream ws;
+        drs__stream_begin(&ws);
         _Pragma("omp for schedule(static) nowait")
         for (int64_t r = 0; r < rows; r++) {
             int64_t rem = r, src = 0;
@@ -587,16 +592,16 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
                 continue;
             }
             if (!fw) {
-                drs__stream_copy(dst, xrow, (size_t)Wo * es);
+                drs__stream_put(&ws, dst, xrow, (size_t)Wo * es);
                 continue;
             }
             if (formed != src)
                 unit_gather_row(buf, xrow, fw, Wo, es);
             formed = src;
-            drs__stream_copy(dst, buf, (size_t)Wo * es);
+            drs__stream_put(&ws, dst, buf, (size_t)Wo * es);
         }
         if (rowbufs)
-            drs__stream_fence(); /* this thread's streaming stores, before the barrier */
+            drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */
     }
 }
 
@@ -634,7 +639,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         return st;
     const int nact = T.nact;
     const int *active = T.active;
-    /* outputs far larger than the caches are streamed out (drs__stream_copy):
+    /* outputs far larger than the caches are streamed out (drs_stream):
      * nearest gathers and channels-last fused passes gain at every team size
      * (measured: W2 at 2 threads 14.3 -> 10.4 ms, W9 13.6 -> 10.1), the fused
      * passes over contiguous rows only as drs__stream_output says */

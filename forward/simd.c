@@ -69,11 +69,13 @@ const char *drs_simd_variant(void)
     }
 }
 
-/* dst[0..bytes) = src[0..bytes) with non-temporal (streaming) stores where
- * the target has them (x86-64), memcpy elsewhere.  For outputs far larger
+/* Streaming (non-temporal) stores where the target has them (x86-64),
+ * memcpy elsewhere.  For outputs far larger
  * than the caches: no read-for-ownership of the destination, which would
- * otherwise double the memory traffic of a write.  Each thread that streamed
- * calls drs__stream_fence() once before the region's closing barrier.
+ * otherwise double the memory traffic of a write.  Each thread that streams
+ * owns a drs_stream, puts its rows in (drs__stream_put: contiguous rows form
+ * whole lines across row ends) and calls drs__stream_end() before the
+ * region's closing barrier.
  * Outputs of at least DRS_STREAM_MIN_BYTES are written this way (nearest
  * gathers, the fused last two forward passes and the tiled 2-D data
  * gradient: each row is formed in a per-thread buffer, then streamed out; a
@@ -81,45 +83,105 @@ const char *drs_simd_variant(void)
  * environment variable DRS_STREAM=0 turns it off, DRS_STREAM=1 streams every
  * output (to test the path on small tensors). */
 #define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
+/* k whole 64-byte lines d[0..64k) = s[0..64k) with streaming stores; d is
+ * 64-byte aligned */
 #if DRS_SIMD_MULTI
-/* 64-byte streaming stores: a whole cache line each */
-DRS_TARGET_AVX512 static void stream_copy_avx512(char *d, const char *s, size_t bytes)
+DRS_TARGET_AVX512 static void stream_lines_avx512(char *d, const char *s, size_t k)
 {
-    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
-    if (head > bytes)
-        head = bytes;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
-    for (; bytes >= 64; bytes -= 64, d += 64, s += 64)
+    for (; k > 0; k--, d += 64, s += 64)
         _mm512_stream_si512((void *)d, _mm512_loadu_si512((const void *)s));
-    memcpy(d, s, bytes);
 }
 #endif
-void drs__stream_copy(void *dst, const void *src, size_t bytes)
+static void stream_lines(char *d, const char *s, size_t k)
 {
 #if DRS_SIMD_MULTI
     if (drs__simd_level() == DRS_SIMD_AVX512) {
-        stream_copy_avx512(dst, src, bytes);
+        stream_lines_avx512(d, s, k);
         return;
     }
 #endif
 #if defined(__SSE2__)
-    char *d = dst;
-    const char *s = src;
-    size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-    if (head > bytes)
-        head = bytes;
-    memcpy(d, s, head);
-    d += head;
-    s += head;
-    bytes -= head;
-    for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
-        _mm_stream_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s));
-    memcpy(d, s, bytes);
+    for (; k > 0; k--, d += 64, s += 64)
+        for (int q = 0; q < 64; q += 16)
+            _mm_stream_si128((__m128i *)(void *)(d + q),
+                             _mm_loadu_si128((const __m128i *)(const void *)(s + q)));
 #else
-    memcpy(dst, src, bytes);
+    memcpy(d, s, 64 * k);
+#endif
+}
+
+void drs__stream_begin(drs_stream *w)
+{
+    w->at = NULL;
+    w->np = 0;
+}
+
+/* Writes what is held back (ordinary stores). */
+static void stream_flush(drs_stream *w)
+{
+    if (w->np) {
+        memcpy(w->at, w->pend, w->np);
+        w->at += w->np;
+        w->np = 0;
+    }
+}
+
+/* Invariant: the bytes before w->at are written; w->np > 0 bytes held in
+ * w->pend belong at w->at, which is then 64-byte aligned.  Only whole
+ * aligned lines are streamed: a destination that is not 64-byte aligned (a
+ * NumPy array's 16-byte alignment, rows of any length) costs ordinary stores
+ * for its first partial line and the last one only, not for a partial line
+ * at every row's ends. */
+void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n)
+{
+    const char *s = src;
+    if (n == 0)
+        return;
+    if (!w->at || (char *)dst != w->at + w->np) { /* not a continuation: restart at dst */
+        if (w->at)
+            stream_flush(w);
+        w->at = dst;
+    }
+    if (w->np == 0 && ((uintptr_t)w->at & 63)) { /* up to the first line boundary */
+        size_t h = 64 - ((uintptr_t)w->at & 63);
+        h = h < n ? h : n;
+        memcpy(w->at, s, h);
+        w->at += h;
+        s += h;
+        n -= h;
+    }
+    if (w->np > 0) { /* complete the held line */
+        size_t t = 64 - w->np;
+        t = t < n ? t : n;
+        memcpy(w->pend + w->np, s, t);
+        w->np += t;
+        s += t;
+        n -= t;
+        if (w->np < 64)
+            return;
+        stream_lines(w->at, (const char *)w->pend, 1);
+        w->at += 64;
+        w->np = 0;
+    }
+    const size_t k = n / 64;
+    if (k) {
+        stream_lines(w->at, s, k);
+        w->at += 64 * k;
+        s += 64 * k;
+        n -= 64 * k;
+    }
+    if (n) {
+        memcpy(w->pend, s, n);
+        w->np = n;
+    }
+}
+
+void drs__stream_end(drs_stream *w)
+{
+    if (w->at)
+        stream_flush(w);
+#if defined(__SSE2__)
+    _mm_sfence();
 #endif
 }
 
@@ -161,9 +223,3 @@ int drs__stream_output(int64_t bytes, int nthr)
     return bytes > c;
 }
 
-void drs__stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
