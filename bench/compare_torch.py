@@ -44,8 +44,8 @@ thread count one line exactly
 import os
 import sys
 
-from bench_common import (MALLOC_ENV, affine_grid, fill, geomean,  # noqa: E402,F401
-                          list_workloads, reexec_with_malloc_env, run_bench)
+from bench_common import (MALLOC_ENV, affine_grid, aligned_empty, fill,  # noqa: E402,F401
+                          geomean, list_workloads, reexec_with_malloc_env, run_bench)
 
 if __name__ == "__main__":
     reexec_with_malloc_env()

@@ -3,7 +3,7 @@
 
 Usage: venv/bin/python bench/python_ratios.py PATH/TO/bench [--threads 1] [--runs R]
                         [--warmup K] [--workload W1,W8,...] [--smoke] [--tolerance 0.10]
-                        [--rounds K] [--best]
+                        [--rounds K] [--best] [--interleave]
 
 For each workload W1..W12 of bench/bench.c it runs the C benchmark once
 (--json) and then, in this process, times on the same shapes, inputs and
@@ -13,11 +13,15 @@ user would call (dresample.torch.interpolate / resize / openvino_interpolate /
 grid_sample; forward under no_grad, backward as torch.autograd.grad of the
 recorded graph, so the wrapper's argument handling, the tensor <-> NumPy
 views, the output allocation and the autograd node are all in the time).
-PyTorch and the wrapper are timed interleaved call by call, like the C bench.
+Each contender is timed in a block of consecutive calls, as the C bench times
+its kernels: every contender then finds its own inputs and outputs in the
+caches as the C bench does (on a machine whose L3 holds a workload, calls
+interleaved with PyTorch's, which move as many bytes, would find them evicted
+and be timed against a warm C bench; --interleave times call by call anyway).
 Per workload this is done in --rounds rounds (default 3), each one run of the
-C bench followed by the in-process calls, and every time is the median over
-the rounds, so that a change of the machine's speed during the run hits the
-C bench and the wrapper alike.
+C bench followed by the in-process blocks (their order rotating from round to
+round), and every time is the median over the rounds, so that a change of the
+machine's speed during the run hits the C bench and the wrapper alike.
 
 It prints per workload the C ratio (C time / PyTorch time), the wrapper ratio
 (wrapper time / PyTorch time) and their quotient; the target is a quotient
@@ -61,12 +65,12 @@ class CoreCase:
         ins, outs = rec["in_shape"], rec["out_shape"]
         x = ct.fill(math.prod(ins), 0).reshape(ins)
         dy = ct.fill(math.prod(outs), 1000003).reshape(outs)
-        y = np.empty(outs, np.float32)
-        dx = np.empty(ins, np.float32)
+        y = ct.aligned_empty(outs)
+        dx = ct.aligned_empty(ins)
         alloc = lambda shape, dtype: y  # noqa: E731
         if kind == "grid":
             g = ct.affine_grid(rec["theta"], rec["grid_shape"])
-            dg = np.empty_like(g)
+            dg = ct.aligned_empty(g.shape)
             a = (9, GRID_MODES[rec["grid_mode"]], GRID_PADS[rec["grid_padding"]], False)
             self.fwd = lambda: core.grid_sample(alloc, y.dtype, x, g, *a)
             self.bwd = lambda: core.grid_sample_backward(dx, dg, dy, x, g, *a)
@@ -141,25 +145,40 @@ class WrapperCase:
         self.bwd = lambda: torch.autograd.grad(self.y, self.wrt, self.dy, retain_graph=True)
 
 
-def interleaved(fns, warmup, runs, threads):
-    """{name: median ms} of runs calls of each fn, interleaved call by call
-    (with --best, the fastest call instead of the median)."""
+def timed(fns, warmup, runs, threads, rotate=0):
+    """{name: median ms} of runs calls of each fn (with --best, the fastest
+    call instead of the median): each fn in a block of warmup + runs
+    consecutive calls, the blocks' order rotated by `rotate`; with
+    --interleave, call by call."""
     torch.set_num_threads(threads)
     dresample.set_num_threads(threads)
-    for f in fns.values():
-        for _ in range(warmup):
-            f()
+    names = list(fns)
+    names = names[rotate % len(names):] + names[:rotate % len(names)]
     ts = {k: [] for k in fns}
-    for _ in range(runs):
-        for k, f in fns.items():
-            t0 = time.perf_counter()
-            f()
-            ts[k].append((time.perf_counter() - t0) * 1e3)
+
+    def call(k):
+        t0 = time.perf_counter()
+        fns[k]()
+        ts[k].append((time.perf_counter() - t0) * 1e3)
+    if INTERLEAVE[0]:
+        for k in names:
+            for _ in range(warmup):
+                fns[k]()
+        for _ in range(runs):
+            for k in names:
+                call(k)
+    else:
+        for k in names:
+            for _ in range(warmup):
+                fns[k]()
+            for _ in range(runs):
+                call(k)
     pick = min if BEST[0] else statistics.median
     return {k: pick(v) for k, v in ts.items()}
 
 
 BEST = [False]
+INTERLEAVE = [False]
 
 
 def main():
@@ -173,18 +192,22 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.10)
     ap.add_argument("--no-malloc-env", action="store_true")
     ap.add_argument("--best", action="store_true", help="fastest call instead of the median")
+    ap.add_argument("--interleave", action="store_true",
+                    help="time the contenders call by call instead of in blocks")
     ap.add_argument("--rounds", type=int, default=3,
                     help="per workload, this many rounds of (C bench run, in-process timing); "
                          "each time is the median over the rounds (default 3)")
     args = ap.parse_args()
     BEST[0] = args.best
+    INTERLEAVE[0] = args.interleave
     bench = os.path.abspath(args.bench)
     names = ct.list_workloads(bench, args.workload, args.smoke)
     common = ["--runs", str(args.runs), "--warmup", str(args.warmup), "--threads",
               str(args.threads)] + (["--smoke"] if args.smoke else [])
     print(f"dresample {dresample.__version__} torch wrappers vs the C bench, PyTorch "
           f"{torch.__version__}, threads {args.threads}, runs {args.runs} "
-          f"({'fastest' if args.best else 'median'}), "
+          f"({'fastest' if args.best else 'median'}, "
+          f"{'interleaved' if args.interleave else 'in blocks'}), "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
     hdr = (f"{'name':<4} | {'C fwd':>8} {'wrap':>8} {'torch':>8} {'C r':>5} {'wr r':>5} "
            f"{'q':>5} {'core':>8} {'qi':>5} | {'C bwd':>8} {'wrap':>8} {'torch':>8} {'C r':>5} "
@@ -218,9 +241,9 @@ def main():
         for r in range(max(args.rounds, 1)):
             if r > 0:
                 rec = ct.run_bench(bench, ["--workload", name, "--no-copy"] + common)[0]
-            f = interleaved({"torch": tc.fwd, "wrap": wc.fwd, "core": cc.fwd}, args.warmup,
-                            args.runs, args.threads)
-            b = interleaved(bwd_fns, args.warmup, args.runs, args.threads)
+            f = timed({"torch": tc.fwd, "wrap": wc.fwd, "core": cc.fwd}, args.warmup,
+                      args.runs, args.threads, r)
+            b = timed(bwd_fns, args.warmup, args.runs, args.threads, r)
             rounds.append((rec["fwd" + key], rec["bwd" + key], f, b))
 
         def med(i, k=None):
@@ -251,7 +274,7 @@ def main():
     geoi = math.exp(sum(map(math.log, qis)) / len(qis))
     print(f"\nms; C r = C bench / PyTorch, wr r = wrapper / PyTorch, q = wr r / C r; core = the "
           f"same kernels through dresample._core in this process (preallocated outputs, timed "
-          f"interleaved with the wrapper and PyTorch), qi = wrapper / core; target |q - 1| <= "
+          f"like the wrapper and PyTorch), qi = wrapper / core; target |q - 1| <= "
           f"{args.tolerance:.2f}")
     print(f"geomean q {geo:.3f}; outside the target: {', '.join(missed) if missed else 'none'}")
     print(f"geomean qi {geoi:.3f}; outside the target: "

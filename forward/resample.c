@@ -463,7 +463,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, A *bufs, A *obufs, int stream_rows, int nthr)                       \
+                     A ev, A *bufs, A *obufs, int64_t ostride, int stream_rows, int nthr)      \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -482,12 +482,12 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        /* obufs (or NULL): one output row per thread, streamed out */                        \
+        /* obufs (or NULL): one output row per thread (ostride elements apart), streamed out */ \
         _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
         {                                                                                      \
             const int64_t tid = omp_get_thread_num();                                          \
             A *tmp = bufs + tid * rowlen;                                                      \
-            A *ob = obufs && (chunk || stream_rows) ? obufs + tid * Ow * inner : NULL;         \
+            A *ob = obufs && (chunk || stream_rows) ? obufs + tid * ostride : NULL;            \
             drs_stream ws;                                                                     \
             drs__stream_begin(&ws);                                                            \
             _Pragma("omp for schedule(static) nowait")                                         \
@@ -573,7 +573,9 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     char *ys = (char *)y->data;
     _Pragma("omp parallel num_threads((rows * Wo > PAR_MIN_WORK) ? nthr : 1)")
     {
-        char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * (size_t)Wo * es : NULL;
+        /* one row per thread, on cache lines of its own */
+        const size_t rbs = ((size_t)Wo * es + 63) / 64 * 64;
+        char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * rbs : NULL;
         int64_t formed = -1; /* the source row formed in buf */
         drs_stream ws;
         drs__stream_begin(&ws);
@@ -641,21 +643,17 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     const int *active = T.active;
     /* outputs far larger than the caches are streamed out (drs_stream):
      * nearest gathers and channels-last fused passes gain at every team size
-     * (measured: W2 at 2 threads 14.3 -> 10.4 ms, W9 13.6 -> 10.1), the fused
-     * passes over contiguous rows only as drs__stream_output says */
+     * (measured with DRS_STREAM=0 and without at 2 threads: W2 14.7 -> 6.2 ms,
+     * W9 11.4 -> 6.5), the fused passes over contiguous rows only as
+     * drs__stream_output says */
     const int64_t ybytes = ny * (int64_t)drs_dtype_size(p->dtype);
     const int stream = drs__stream_output(ybytes, 1),
               stream_rows = drs__stream_output(ybytes, nthr);
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
-        if (stream && Wo <= ((int64_t)1 << 16)) {
-            rb = drs__malloc((size_t)nthr * (size_t)Wo * drs_dtype_size(p->dtype));
-            if (!rb) {
-                drs_tables_free(p, &T);
-                return drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
-            }
-        }
+        if (stream && Wo <= ((int64_t)1 << 16)) /* optional: NULL writes rows directly */
+            rb = drs__malloc((size_t)nthr * (((size_t)Wo * drs_dtype_size(p->dtype) + 63) / 64 * 64));
         unit_gather(p, &T, x, y, rb, nthr);
         free(rb);
         drs_tables_free(p, &T);
@@ -668,7 +666,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* fuse the last two passes when they resample adjacent axes and one row
      * of the first (Lw x inner elements) is small enough to stay in cache */
     int fuse = 0;
-    int64_t rowlen = 0, orowlen = 0;
+    int64_t rowlen = 0, orowlen = 0, orowstride = 0;
     if (!is_int && nact >= 2 &&
         p->pass[active[nact - 1]].axis == p->pass[active[nact - 2]].axis + 1) {
         for (int a = 0; a < nact - 2; a++)
@@ -709,12 +707,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             goto done_free;
         }
-        if (stream && orowlen <= ((int64_t)1 << 18)) { /* output rows to stream out */
-            obufs = drs__malloc((size_t)nthr * (size_t)orowlen * esz);
-            if (!obufs) {
-                st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
-                goto done_free;
-            }
+        /* output rows to stream out, one per thread on its own cache lines
+         * (optional: without the memory the rows are written directly) */
+        if (stream && orowlen <= ((int64_t)1 << 18)) {
+            orowstride = (orowlen * (int64_t)esz + 63) / 64 * 64 / (int64_t)esz;
+            obufs = drs__malloc((size_t)nthr * (size_t)orowstride * esz);
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
@@ -752,11 +749,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,
                                (float)p->extrapolation_value, (float *)rowbufs, (float *)obufs,
-                               stream_rows, nthr);
+                               orowstride, stream_rows, nthr);
                 else
                     fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
                                t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
-                               (double *)rowbufs, (double *)obufs, stream_rows, nthr);
+                               (double *)rowbufs, (double *)obufs, orowstride, stream_rows,
+                               nthr);
                 break;
             }
             const int last = a == nact - 1;

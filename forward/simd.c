@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
+#endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -76,12 +78,12 @@ const char *drs_simd_variant(void)
  * owns a drs_stream, puts its rows in (drs__stream_put: contiguous rows form
  * whole lines across row ends) and calls drs__stream_end() before the
  * region's closing barrier.
- * Outputs of at least DRS_STREAM_MIN_BYTES are written this way (nearest
- * gathers, the fused last two forward passes and the tiled 2-D data
- * gradient: each row is formed in a per-thread buffer, then streamed out; a
- * copy, so the bits are those of a direct write).  The
- * environment variable DRS_STREAM=0 turns it off, DRS_STREAM=1 streams every
- * output (to test the path on small tensors). */
+ * The kernels that stream (the nearest gather, the fused last two forward
+ * passes, the tiled 2-D data gradient when it overwrites dx) form each row in
+ * a per-thread buffer and stream it out (a copy: the bits of a direct write)
+ * when drs__stream_output says so.  The environment variable DRS_STREAM,
+ * read once, changes that: 0 never, 1 always (to test the path on small
+ * tensors). */
 #define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
 /* k whole 64-byte lines d[0..64k) = s[0..64k) with streaming stores; d is
  * 64-byte aligned */
@@ -192,8 +194,10 @@ void drs__stream_end(drs_stream *w)
  * halves the time of the fused bilinear passes (W1 28 -> 13 ms); with two
  * threads the ordinary stores land in the L3 and streaming loses (W10 2.0 ->
  * 3.1 ms).  So: one thread and at least DRS_STREAM_MIN_BYTES, or any team and
- * an output larger than the L3.  Kernels that gain at every team size (the
- * nearest gather) pass nthr = 1. */
+ * an output larger than the L3 (when its size is unknown: not).  Kernels
+ * that gain at every team size (the nearest gather, channels-last rows) pass
+ * nthr = 1.  Where the target has no streaming stores, never (unless
+ * forced): the row buffer would only add a copy. */
 int drs__stream_output(int64_t bytes, int nthr)
 {
     static _Atomic int mode = -2; /* -1 off, 1 always, 0 by size */
@@ -206,6 +210,7 @@ int drs__stream_output(int64_t bytes, int nthr)
     }
     if (m != 0)
         return m == 1;
+#if defined(__SSE2__)
     if (bytes < DRS_STREAM_MIN_BYTES)
         return 0;
     if (nthr <= 1)
@@ -214,12 +219,17 @@ int drs__stream_output(int64_t bytes, int nthr)
     if (c < 0) {
 #if defined(_SC_LEVEL3_CACHE_SIZE)
         const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        c = v > 0 ? (int64_t)v : DRS_STREAM_MIN_BYTES;
+        c = v > 0 ? (int64_t)v : INT64_MAX;
 #else
-        c = DRS_STREAM_MIN_BYTES;
+        c = INT64_MAX;
 #endif
         atomic_store_explicit(&llc, c, memory_order_relaxed);
     }
     return bytes > c;
+#else
+    (void)bytes;
+    (void)nthr;
+    return 0;
+#endif
 }
 

@@ -2,8 +2,9 @@
 # simd_variants.cmake — runs test_bitwise once per SIMD variant, forced with
 # the DRS_SIMD environment variable, and byte-compares the per-call output
 # hashes of every variant with the baseline variant's; the "+stream" runs
-# also force streaming stores (DRS_STREAM=1) on every output, which the
-# library otherwise uses only for outputs far larger than the caches.  A
+# also force streaming stores (DRS_STREAM=1) on every output that can
+# stream, which the library otherwise does only for outputs far larger than
+# the caches.  A
 # variant the CPU lacks (the library then reports a lower one) is reported as
 # skipped.
 # Usage: cmake -DPROG=<test_bitwise> -P simd_variants.cmake
@@ -25,7 +26,7 @@ foreach(v "" "avx1024" "AVX2")
   endif()
 endforeach()
 message(STATUS "no, empty and unknown DRS_SIMD values: ${best}")
-foreach(run baseline avx2 avx512 baseline+stream avx512+stream)
+foreach(run baseline avx2 avx512 baseline+stream avx2+stream avx512+stream)
   string(REPLACE "+stream" "" v "${run}")
   if(run MATCHES "stream")
     set(ENV{DRS_STREAM} 1)
