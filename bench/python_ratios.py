@@ -59,7 +59,6 @@ class CoreCase:
     process, to compare the wrapper with under the same machine load."""
 
     def __init__(self, rec):
-        import numpy as np
         core = dresample._core
         kind = rec["kind"]
         ins, outs = rec["in_shape"], rec["out_shape"]
@@ -209,12 +208,12 @@ def main():
           f"({'fastest' if args.best else 'median'}, "
           f"{'interleaved' if args.interleave else 'in blocks'}), "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    hdr = (f"{'name':<4} | {'C fwd':>8} {'wrap':>8} {'torch':>8} {'C r':>5} {'wr r':>5} "
-           f"{'q':>5} {'core':>8} {'qi':>5} | {'C bwd':>8} {'wrap':>8} {'torch':>8} {'C r':>5} "
-           f"{'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | check")
+    hdr = (f"{'name':<4} | {'C fwd':>8} {'C spr':>5} {'wrap':>8} {'torch':>8} {'C r':>5} "
+           f"{'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | {'C bwd':>8} {'C spr':>5} {'wrap':>8} "
+           f"{'torch':>8} {'C r':>5} {'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | check")
     print(hdr)
     print("-" * len(hdr))
-    bad, missed, qs, missed_i, qis = [], [], [], [], []
+    bad, missed, qs, missed_i, qis, noisy = [], [], [], [], [], []
     for name in names:
         rec = ct.run_bench(bench, ["--workload", name, "--no-copy"] + common)[0]
         tc = ct.TorchCase(rec)
@@ -251,16 +250,21 @@ def main():
         f = {k: med(2, k) for k in rounds[0][2]}
         b = {k: med(3, k) for k in rounds[0][3]}
         cells = []
-        for what, c_ms, t in (("fwd", med(0), f), ("bwd", med(1), b)):
+        for i, what, c_ms, t in ((0, "fwd", med(0), f), (1, "bwd", med(1), b)):
+            # the C bench's own spread over the rounds' processes (max / min)
+            cs = [x[i] for x in rounds]
+            spr = max(cs) / min(cs) if min(cs) > 0 else float("nan")
             if "torch" not in t:
-                cells.append(f"{c_ms:8.2f} {t['wrap']:8.2f} {'n/a':>8} {'':>5} {'':>5} "
+                cells.append(f"{c_ms:8.2f} {spr:5.2f} {t['wrap']:8.2f} {'n/a':>8} {'':>5} {'':>5} "
                              f"{t['wrap'] / c_ms:5.2f} {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}")
                 q = t["wrap"] / c_ms
             else:
                 cr, wr = c_ms / t["torch"], t["wrap"] / t["torch"]
                 q = wr / cr
-                cells.append(f"{c_ms:8.2f} {t['wrap']:8.2f} {t['torch']:8.2f} {cr:5.2f} "
+                cells.append(f"{c_ms:8.2f} {spr:5.2f} {t['wrap']:8.2f} {t['torch']:8.2f} {cr:5.2f} "
                              f"{wr:5.2f} {q:5.2f} {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}")
+            if len(cs) > 1 and spr > 1.0 + args.tolerance:
+                noisy.append(f"{name} {what} {spr:.2f}")
             qi = t["wrap"] / t["core"]
             qs.append(q)
             qis.append(qi)
@@ -279,6 +283,9 @@ def main():
     print(f"geomean q {geo:.3f}; outside the target: {', '.join(missed) if missed else 'none'}")
     print(f"geomean qi {geoi:.3f}; outside the target: "
           f"{', '.join(missed_i) if missed_i else 'none'}")
+    print(f"C spr = the C bench's slowest / fastest time over the {args.rounds} rounds' processes; "
+          f"rows where the C bench alone varies by more than the tolerance: "
+          f"{', '.join(noisy) if noisy else 'none'}")
     if bad:
         print(f"CHECK FAILED: wrapper results differ from the C bench on {', '.join(bad)}")
         return 1

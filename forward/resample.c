@@ -579,14 +579,25 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
         int64_t formed = -1; /* the source row formed in buf */
         drs_stream ws;
         drs__stream_begin(&ws);
+        /* the output row's index over the leading axes: decoded (divisions)
+         * at the first row of the thread's block, then counted up */
+        int64_t od[DRS_MAX_RANK] = {0}, prev = -2;
         _Pragma("omp for schedule(static) nowait")
         for (int64_t r = 0; r < rows; r++) {
-            int64_t rem = r, src = 0;
-            for (int d = R - 2; d >= 0; d--) {
-                const int64_t od = rem % p->out_shape[d];
-                rem /= p->out_shape[d];
-                src += (first[d] ? first[d][od] : od) * xstride[d];
+            if (r != prev + 1) {
+                int64_t rem = r;
+                for (int d = R - 2; d >= 0; d--) {
+                    od[d] = rem % p->out_shape[d];
+                    rem /= p->out_shape[d];
+                }
+            } else {
+                for (int d = R - 2; d >= 0 && ++od[d] == p->out_shape[d]; d--)
+                    od[d] = 0;
             }
+            prev = r;
+            int64_t src = 0;
+            for (int d = R - 2; d >= 0; d--)
+                src += (first[d] ? first[d][od[d]] : od[d]) * xstride[d];
             char *dst = ys + (size_t)(r * Wo) * es;
             const char *xrow = xs + (size_t)src * es;
             if (!buf) {
