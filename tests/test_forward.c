@@ -786,6 +786,55 @@ static void test_torch_preset(void)
     CHECK(y[0] == 1 && y[1] == 1 && y[2] == 2, "torch nearest %g %g %g", y[0], y[1], y[2]);
 }
 
+/* Nearest 2x upsampling of rows long enough for the vector loops (and the
+ * duplicating row loop of the composed gather), odd and even lengths, f32
+ * and f64 and u8: y[., i, o] = x[., floor(i / 2), floor(o / 2)], by hand. */
+static void test_nearest_2x_rows(void)
+{
+    static const int64_t lens[] = {5, 37, 40, 129};
+    for (int li = 0; li < 4; li++)
+        for (int ti = 0; ti < 3; ti++) {
+            const int64_t L = lens[li], H = 3, O = 2 * L;
+            const drs_dtype dt = ti == 0 ? DRS_F32 : ti == 1 ? DRS_F64 : DRS_U8;
+            const size_t es = drs_dtype_size(dt);
+            unsigned char *x = malloc((size_t)(2 * H * L) * es);
+            unsigned char *y = malloc((size_t)(2 * 2 * H * O) * es);
+            if (!x || !y) {
+                CHECK(0, "out of memory");
+                free(x);
+                free(y);
+                return;
+            }
+            for (int64_t i = 0; i < 2 * H * L; i++) {
+                if (dt == DRS_F32)
+                    ((float *)(void *)x)[i] = (float)(i * 7 % 101) - 50.5f;
+                else if (dt == DRS_F64)
+                    ((double *)(void *)x)[i] = (double)(i * 7 % 101) - 50.25;
+                else
+                    x[i] = (unsigned char)(i * 7 % 251);
+            }
+            drs_tensor X = {dt, 4, {1, 2, H, L}, x};
+            drs_tensor Y = {dt, 4, {1, 2, 2 * H, O}, y};
+            drs_torch_interpolate_attrs t = drs_torch_interpolate_attrs_default();
+            t.n_size = 2;
+            t.size[0] = 2 * H;
+            t.size[1] = O;
+            CHECK(!drs_torch_interpolate_forward(&Y, &X, &t), "%s", drs_last_error());
+            int bad = 0;
+            for (int64_t c = 0; c < 2; c++)
+                for (int64_t i = 0; i < 2 * H; i++)
+                    for (int64_t o = 0; o < O; o++) {
+                        const int64_t yi = (c * 2 * H + i) * O + o;
+                        const int64_t xi = (c * H + i / 2) * L + o / 2;
+                        bad += memcmp(y + (size_t)yi * es, x + (size_t)xi * es, es) != 0;
+                    }
+            CHECK(!bad, "nearest 2x, row length %lld, %s: %d outputs wrong", (long long)L,
+                  drs_dtype_name(dt), bad);
+            free(x);
+            free(y);
+        }
+}
+
 int main(void)
 {
     test_output_size_rules();
@@ -800,6 +849,7 @@ int main(void)
     test_integer_rounding();
     test_ov_integer_float32();
     test_torch_preset();
+    test_nearest_2x_rows();
     printf("test_forward: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
