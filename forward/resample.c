@@ -20,6 +20,10 @@
 
 #define PAR_MIN_WORK 32768
 
+/* bytes rounded up to whole 64-byte cache lines: the stride of per-thread
+ * rows that must not share a line */
+static size_t line_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
  * (or outputs extrapolate).  *per2: the run is moreover 2-periodic (output
@@ -559,11 +563,11 @@ DRS_SIMD_FN(unit_gather_row,
 
 /* The composed gather: parallel over output rows (all axes but the last);
  * each output element is written once, so the bits never depend on threads.
- * rowbufs (one output row per thread, or NULL): the rows are formed there
- * and streamed out (a row repeating its predecessor's source, as in nearest
- * upsampling, is streamed again without being formed again). */
+ * rowbufs (one output row per thread, rbs bytes apart, or NULL): the rows are
+ * formed there and streamed out (a row repeating its predecessor's source, as
+ * in nearest upsampling, is streamed again without being formed again). */
 static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor *x, drs_tensor *y,
-                        char *rowbufs, int nthr)
+                        char *rowbufs, size_t rbs, int nthr)
 {
     const int R = p->rank;
     const int64_t *first[DRS_MAX_RANK] = {NULL};
@@ -587,8 +591,6 @@ static void unit_gather(const drs_plan *p, const drs_tables *T, const drs_tensor
     char *ys = (char *)y->data;
     _Pragma("omp parallel num_threads((rows * Wo > PAR_MIN_WORK) ? nthr : 1)")
     {
-        /* one row per thread, on cache lines of its own */
-        const size_t rbs = ((size_t)Wo * es + 63) / 64 * 64;
         char *buf = rowbufs ? rowbufs + (size_t)omp_get_thread_num() * rbs : NULL;
         int64_t formed = -1; /* the source row formed in buf */
         drs_stream ws;
@@ -677,10 +679,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
-        if (stream && Wo <= ((int64_t)1 << 16)) /* optional: NULL writes rows directly */
-            rb = drs__malloc((size_t)nthr *
-                             (((size_t)Wo * drs_dtype_size(p->dtype) + 63) / 64 * 64));
-        unit_gather(p, &T, x, y, rb, nthr);
+        /* one row per thread, on cache lines of its own (optional: NULL writes
+         * rows directly) */
+        const size_t rbs = line_round((size_t)Wo * drs_dtype_size(p->dtype));
+        if (stream && Wo <= ((int64_t)1 << 16))
+            rb = drs__malloc((size_t)nthr * rbs);
+        unit_gather(p, &T, x, y, rb, rbs, nthr);
         free(rb);
         drs_tables_free(p, &T);
         return DRS_OK;
@@ -736,7 +740,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         /* output rows to stream out, one per thread on its own cache lines
          * (optional: without the memory the rows are written directly) */
         if (stream && orowlen <= ((int64_t)1 << 18)) {
-            orowstride = (orowlen * (int64_t)esz + 63) / 64 * 64 / (int64_t)esz;
+            orowstride = (int64_t)(line_round((size_t)orowlen * esz) / esz);
             obufs = drs__malloc((size_t)nthr * (size_t)orowstride * esz);
         }
     }

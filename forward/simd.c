@@ -72,9 +72,9 @@ const char *drs_simd_variant(void)
 }
 
 /* Streaming (non-temporal) stores where the target has them (x86-64),
- * memcpy elsewhere.  For outputs far larger
- * than the caches: no read-for-ownership of the destination, which would
- * otherwise double the memory traffic of a write.  Each thread that streams
+ * memcpy elsewhere.  For outputs far larger than the caches: no
+ * read-for-ownership of the destination, which would otherwise double the
+ * memory traffic of a write.  Each thread that streams
  * owns a drs_stream, puts its rows in (drs__stream_put: contiguous rows form
  * whole lines across row ends) and calls drs__stream_end() before the
  * region's closing barrier.
@@ -118,7 +118,8 @@ void drs__stream_begin(drs_stream *w)
     w->np = 0;
 }
 
-/* Writes what is held back (ordinary stores). */
+/* Writes what is held back (ordinary stores); nothing is held while at is
+ * NULL. */
 static void stream_flush(drs_stream *w)
 {
     if (w->np) {
@@ -140,8 +141,7 @@ void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n)
     if (n == 0)
         return;
     if (!w->at || (char *)dst != w->at + w->np) { /* not a continuation: restart at dst */
-        if (w->at)
-            stream_flush(w);
+        stream_flush(w);
         w->at = dst;
     }
     if (w->np == 0 && ((uintptr_t)w->at & 63)) { /* up to the first line boundary */
@@ -180,8 +180,7 @@ void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n)
 
 void drs__stream_end(drs_stream *w)
 {
-    if (w->at)
-        stream_flush(w);
+    stream_flush(w);
 #if defined(__SSE2__)
     _mm_sfence();
 #endif
