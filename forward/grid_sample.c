@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if DRS_SIMD_MULTI
+#include <immintrin.h>
+#endif
 
 #define PAR_MIN_WORK 16384
 
@@ -799,17 +802,156 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
         (acc) += (wt)[3] * (drs_gs_v2d){a23_[1], b23_[1]};                                     \
     } while (0)
 
+/* 2-D bilinear f32 with AVX-512 or AVX2: GS_VP consecutive points whose 4
+ * taps are all present (two pairs of adjacent pixels, o0, o0 + 1 and o2,
+ * o2 + 1) are one vector group, the lanes being the points.  Each row pair is
+ * one 64-bit gather per point; the lanes compute acc = 0.0 + w0 * x00 + w1 *
+ * x01 + w2 * x10 + w3 * x11, the products and sums of GS_DOT(4) in its order
+ * (no contraction), so the bits of the scalar path.  A block's groups are
+ * set up once (gs_vgroups) and used for each channel plane. */
+#define GS_VP 8
+typedef struct gs_vgroup {
+    int64_t o0[GS_VP], o2[GS_VP]; /* the first pixel of each pair */
+    double w[4][GS_VP];           /* tap k's weight per point */
+} gs_vgroup;
+#define GS_MAX_VGROUPS (DRS_GS_BLOCK_ENTRIES / 4 / GS_VP)
+
+/* The groups of the np points of a block (taps off/w/nt, 4 slots per point);
+ * full[j]: whether group j has all its taps.  Returns the number of groups
+ * (a partial last group is left to the scalar path). */
+static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt, int64_t np,
+                          gs_vgroup *g, uint8_t *full)
+{
+    const int64_t ng = np / GS_VP;
+    for (int64_t j = 0; j < ng; j++) {
+        int all = 1;
+        for (int l = 0; l < GS_VP; l++) {
+            const int64_t b = j * GS_VP + l;
+            all &= nt[b] == 4;
+            g[j].o0[l] = off[b * 4];
+            g[j].o2[l] = off[b * 4 + 2];
+            for (int k = 0; k < 4; k++)
+                g[j].w[k][l] = w[b * 4 + k];
+        }
+        full[j] = (uint8_t)all;
+    }
+    return ng;
+}
+
+/* the group's pixels in the plane xn (every lane: a rotated grid's rows) */
+GS_INLINE void gs_vgroup_prefetch(const gs_vgroup *q, const float *xn)
+{
+    for (int l = 0; l < GS_VP && xn; l++) {
+        __builtin_prefetch(xn + q->o0[l]);
+        __builtin_prefetch(xn + q->o2[l]);
+    }
+}
+
+#if DRS_SIMD_MULTI
+/* groups j < ng with full[j] of the plane xc into yc[j * GS_VP ...]; the
+ * same pixels of the plane xn (the next channel, or NULL) are prefetched */
+DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup *g,
+                                               const uint8_t *full, int64_t ng, float *yc,
+                                               const float *xn)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        const gs_vgroup *q = g + j;
+        gs_vgroup_prefetch(q, xn);
+        const __m512i a = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)q->o0),
+                                                 (const void *)xc, 4);
+        const __m512i b = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)q->o2),
+                                                 (const void *)xc, 4);
+        const __m512d x00 = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(a)));
+        const __m512d x01 =
+            _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(a, 32))));
+        const __m512d x10 = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(b)));
+        const __m512d x11 =
+            _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(b, 32))));
+        __m512d acc = _mm512_setzero_pd();
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[0]), x00));
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[1]), x01));
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[2]), x10));
+        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[3]), x11));
+        _mm256_storeu_ps(yc + j * GS_VP, _mm512_cvtpd_ps(acc));
+    }
+}
+
+DRS_TARGET_AVX2 static void gs_vbilin_avx2(const float *xc, const gs_vgroup *g,
+                                           const uint8_t *full, int64_t ng, float *yc,
+                                           const float *xn)
+{
+    const __m256i lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        const gs_vgroup *q = g + j;
+        gs_vgroup_prefetch(q, xn);
+        for (int h = 0; h < GS_VP; h += 4) {
+            /* 4 pairs per gather; the permutation puts the 4 left pixels in
+             * the low half and the 4 right ones in the high half */
+            const __m256i a = _mm256_permutevar8x32_epi32(
+                _mm256_i64gather_epi64((const long long *)(const void *)xc,
+                                       _mm256_loadu_si256((const __m256i *)(q->o0 + h)), 4),
+                lo);
+            const __m256i b = _mm256_permutevar8x32_epi32(
+                _mm256_i64gather_epi64((const long long *)(const void *)xc,
+                                       _mm256_loadu_si256((const __m256i *)(q->o2 + h)), 4),
+                lo);
+            const __m256d x00 = _mm256_cvtps_pd(_mm256_castps256_ps128(_mm256_castsi256_ps(a)));
+            const __m256d x01 = _mm256_cvtps_pd(_mm256_extractf128_ps(_mm256_castsi256_ps(a), 1));
+            const __m256d x10 = _mm256_cvtps_pd(_mm256_castps256_ps128(_mm256_castsi256_ps(b)));
+            const __m256d x11 = _mm256_cvtps_pd(_mm256_extractf128_ps(_mm256_castsi256_ps(b), 1));
+            __m256d acc = _mm256_setzero_pd();
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[0] + h), x00));
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[1] + h), x01));
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[2] + h), x10));
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[3] + h), x11));
+            _mm_storeu_ps(yc + j * GS_VP + h, _mm256_cvtpd_ps(acc));
+        }
+    }
+}
+#endif
+
+/* Whether this build and CPU have the vector groups (the level in use). */
+static int gs_vbilin_level(void)
+{
+#if DRS_SIMD_MULTI
+    return drs__simd_level();
+#else
+    return 0;
+#endif
+}
+
+static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
+                      int64_t ng, float *yc, const float *xn)
+{
+#if DRS_SIMD_MULTI
+    if (level == DRS_SIMD_AVX512)
+        gs_vbilin_avx512(xc, g, full, ng, yc, xn);
+    else
+        gs_vbilin_avx2(xc, g, full, ng, yc, xn);
+#else
+    (void)level, (void)xc, (void)g, (void)full, (void)ng, (void)yc, (void)xn;
+#endif
+}
+
 /* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
  * taps of a block are computed once, then each channel plane is read and
  * written for the whole block (plane-local accesses).  A point with all its
  * taps (the common case) takes a loop of a constant tap count; nearest (one
- * tap of weight 1) adds the pixel to 0.0 directly.  Parallel over blocks;
- * each output element is written by the one iteration owning its point. */
-#define GS_FORWARD(T, NAME, STORE, PAIR)                                                       \
+ * tap of weight 1) adds the pixel to 0.0 directly.  With VEC (f32) and 2-D
+ * bilinear on an AVX2 or AVX-512 CPU, the groups of 8 points with all their
+ * taps go through gs_vbilin first and the loop skips them.  Parallel over
+ * blocks; each output element is written by the one iteration owning its
+ * point. */
+#define GS_FORWARD(T, NAME, STORE, PAIR, VEC)                                                  \
     static void NAME(const drs_gs_plan *p, const T *x, const drs_tensor *grid, T *y)           \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         const int mt = p->max_taps, bilin2d = p->S == 2 && mt == 4;                            \
+        const int vlev = (VEC) && bilin2d ? gs_vbilin_level() : 0; /* vector groups */        \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
         _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")          \
@@ -822,6 +964,9 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
             drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
             const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
             drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                              \
+            gs_vgroup vg[GS_MAX_VGROUPS];                                                      \
+            uint8_t vfull[GS_MAX_VGROUPS] = {0};                                               \
+            const int64_t nvg = vlev ? gs_vgroups(off, w, nt, q1 - q0, vg, vfull) : 0;         \
             for (int64_t b = 0; b + 1 < q1 - q0 && bilin2d; b += 2)                            \
                 for (int k = 0; k < 4; k++)                                                    \
                     wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};              \
@@ -839,7 +984,15 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
                     }                                                                          \
                     continue;                                                                  \
                 }                                                                              \
+                if (nvg) /* (VEC: T is float) */                                               \
+                    gs_vbilin(vlev, (const float *)(const void *)xc, vg, vfull, nvg,           \
+                              (float *)(void *)yc,                                             \
+                              c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);       \
                 for (int64_t b = 0; b < q1 - q0; b++) {                                        \
+                    if (b < nvg * GS_VP && vfull[b / GS_VP]) { /* done by the groups */        \
+                        b += GS_VP - 1;                                                        \
+                        continue;                                                              \
+                    }                                                                          \
                     const int64_t *o = off + b * mt;                                           \
                     const double *wb = w + b * mt;                                             \
                     if (bilin2d && !(b & 1) && b + 1 < q1 - q0 && nt[b] == 4 && nt[b + 1] == 4) { \
@@ -874,17 +1027,17 @@ static double gs_round_sat(double v, double lo, double hi)
 }
 #define GS_STORE_FLOAT(T, acc) ((T)(acc))
 #define GS_STORE_INT(T, acc, lo, hi) ((T)gs_round_sat((acc), (lo), (hi)))
-GS_FORWARD(float, gs_forward_f32, GS_STORE_FLOAT(float, acc), gs_pair_f32)
-GS_FORWARD(double, gs_forward_f64, GS_STORE_FLOAT(double, acc), gs_pair_f64)
+GS_FORWARD(float, gs_forward_f32, GS_STORE_FLOAT(float, acc), gs_pair_f32, 1)
+GS_FORWARD(double, gs_forward_f64, GS_STORE_FLOAT(double, acc), gs_pair_f64, 0)
 /* integer data: read directly, accumulated in double, rounded once (no copy) */
-GS_FORWARD(uint8_t, gs_forward_u8, GS_STORE_INT(uint8_t, acc, 0.0, 255.0), GS_PAIR_INT)
-GS_FORWARD(int8_t, gs_forward_i8, GS_STORE_INT(int8_t, acc, -128.0, 127.0), GS_PAIR_INT)
+GS_FORWARD(uint8_t, gs_forward_u8, GS_STORE_INT(uint8_t, acc, 0.0, 255.0), GS_PAIR_INT, 0)
+GS_FORWARD(int8_t, gs_forward_i8, GS_STORE_INT(int8_t, acc, -128.0, 127.0), GS_PAIR_INT, 0)
 GS_FORWARD(int32_t, gs_forward_i32, GS_STORE_INT(int32_t, acc, -2147483648.0, 2147483647.0),
-           GS_PAIR_INT)
+           GS_PAIR_INT, 0)
 /* i64: the largest double below 2^63 keeps the cast defined */
 GS_FORWARD(int64_t, gs_forward_i64,
            GS_STORE_INT(int64_t, acc, -9223372036854775808.0, 9223372036854774784.0),
-           GS_PAIR_INT)
+           GS_PAIR_INT, 0)
 
 /* ------------------------------------------------- 2-D f32, tiled */
 /* A 2-D f32 forward over square tiles of output points (DRS_GS_BLOCK_ENTRIES
