@@ -838,6 +838,7 @@ static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt
     return ng;
 }
 
+#if DRS_SIMD_MULTI
 /* the group's pixels in the plane xn (every lane: a rotated grid's rows) */
 GS_INLINE void gs_vgroup_prefetch(const gs_vgroup *q, const float *xn)
 {
@@ -847,7 +848,6 @@ GS_INLINE void gs_vgroup_prefetch(const gs_vgroup *q, const float *xn)
     }
 }
 
-#if DRS_SIMD_MULTI
 /* groups j < ng with full[j] of the plane xc into yc[j * GS_VP ...]; the
  * same pixels of the plane xn (the next channel, or NULL) are prefetched */
 DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup *g,
