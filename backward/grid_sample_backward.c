@@ -103,14 +103,135 @@ static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
         G2[b + 1] = (drs_gs_v2d){gy[1], gx[1]};                                                \
     } while (0)
 
+/* 2-D bilinear f32 data with AVX-512 or AVX2: vector groups of DRS_GS_VP
+ * points (grid_sample.h) with all 4 taps and a nonzero m.  Lane l computes,
+ * per channel, ay = 0.0 + dwy[0] * x[0] + ... + dwy[3] * x[3] (ax with dwx)
+ * and gy += d * ay, gx += d * ax, the operations of GS_GG_PAIR2 in its order:
+ * the same bits.  The groups of a block are set up once; their sums run
+ * over the channels in ascending order, GS_GG_CH at a time like the rest. */
+typedef struct gs_gg_vgroup {
+    int64_t o0[DRS_GS_VP], o2[DRS_GS_VP]; /* the first pixel of each pair */
+    double hy[4][DRS_GS_VP], hx[4][DRS_GS_VP]; /* dw/dy and dw/dx of tap k */
+    double gy[DRS_GS_VP], gx[DRS_GS_VP];       /* the sums so far */
+} gs_gg_vgroup;
+#define GS_GG_MAX_VGROUPS (GS_GG_ENTRIES / 4 / DRS_GS_VP)
+
+/* The groups of a block's np points; full[j]: group j is all active points
+ * with 4 taps.  Returns the number of groups (a partial last group is left
+ * to the scalar path). */
+static int64_t gs_gg_vgroups(const int64_t *off, double *const dw[3], const int32_t *nt,
+                             const unsigned char *act, int64_t np, gs_gg_vgroup *g,
+                             unsigned char *full)
+{
+    const int64_t ng = np / DRS_GS_VP;
+    for (int64_t j = 0; j < ng; j++) {
+        int all = 1;
+        for (int l = 0; l < DRS_GS_VP; l++) {
+            const int64_t b = j * DRS_GS_VP + l;
+            all &= nt[b] == 4 && act[b];
+            g[j].o0[l] = off[b * 4];
+            g[j].o2[l] = off[b * 4 + 2];
+            for (int k = 0; k < 4; k++) {
+                g[j].hy[k][l] = dw[1][b * 4 + k];
+                g[j].hx[k][l] = dw[2][b * 4 + k];
+            }
+            g[j].gy[l] = g[j].gx[l] = 0.0;
+        }
+        full[j] = (unsigned char)all;
+    }
+    return ng;
+}
+
+#if DRS_SIMD_MULTI
+/* the cs channels at xc0 (planes Q apart; dy rows dyc0, P apart) into the
+ * full groups' sums; xn: the next channel chunk's first plane (prefetched),
+ * or NULL */
+DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float *dyc0, int64_t Q,
+                                                  int64_t P, int cs, gs_gg_vgroup *g,
+                                                  const unsigned char *full, int64_t ng,
+                                                  const float *xn)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        gs_gg_vgroup *q = g + j;
+        __m512d gy = _mm512_loadu_pd(q->gy), gx = _mm512_loadu_pd(q->gx);
+        for (int i = 0; i < cs; i++) {
+            if (xn)
+                drs_gs_prefetch_group(xn + i * Q, q->o0, q->o2);
+            __m512d x[4];
+            drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
+            __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
+            for (int k = 0; k < 4; k++) {
+                ay = _mm512_add_pd(ay, _mm512_mul_pd(_mm512_loadu_pd(q->hy[k]), x[k]));
+                ax = _mm512_add_pd(ax, _mm512_mul_pd(_mm512_loadu_pd(q->hx[k]), x[k]));
+            }
+            const __m512d d = _mm512_cvtps_pd(_mm256_loadu_ps(dyc0 + i * P + j * DRS_GS_VP));
+            gy = _mm512_add_pd(gy, _mm512_mul_pd(d, ay));
+            gx = _mm512_add_pd(gx, _mm512_mul_pd(d, ax));
+        }
+        _mm512_storeu_pd(q->gy, gy);
+        _mm512_storeu_pd(q->gx, gx);
+    }
+}
+
+DRS_TARGET_AVX2 static void gs_gg_vbilin_avx2(const float *xc0, const float *dyc0, int64_t Q,
+                                              int64_t P, int cs, gs_gg_vgroup *g,
+                                              const unsigned char *full, int64_t ng,
+                                              const float *xn)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        gs_gg_vgroup *q = g + j;
+        for (int i = 0; i < cs && xn; i++)
+            drs_gs_prefetch_group(xn + i * Q, q->o0, q->o2);
+        for (int h = 0; h < DRS_GS_VP; h += 4) {
+            __m256d gy = _mm256_loadu_pd(q->gy + h), gx = _mm256_loadu_pd(q->gx + h);
+            for (int i = 0; i < cs; i++) {
+                __m256d x[4];
+                drs_gs_gather4_avx2(xc0 + i * Q, q->o0 + h, q->o2 + h, x);
+                __m256d ay = _mm256_setzero_pd(), ax = _mm256_setzero_pd();
+                for (int k = 0; k < 4; k++) {
+                    ay = _mm256_add_pd(ay, _mm256_mul_pd(_mm256_loadu_pd(q->hy[k] + h), x[k]));
+                    ax = _mm256_add_pd(ax, _mm256_mul_pd(_mm256_loadu_pd(q->hx[k] + h), x[k]));
+                }
+                const __m256d d =
+                    _mm256_cvtps_pd(_mm_loadu_ps(dyc0 + i * P + j * DRS_GS_VP + h));
+                gy = _mm256_add_pd(gy, _mm256_mul_pd(d, ay));
+                gx = _mm256_add_pd(gx, _mm256_mul_pd(d, ax));
+            }
+            _mm256_storeu_pd(q->gy + h, gy);
+            _mm256_storeu_pd(q->gx + h, gx);
+        }
+    }
+}
+#endif
+
+static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t Q, int64_t P,
+                         int cs, gs_gg_vgroup *g, const unsigned char *full, int64_t ng,
+                         const float *xn)
+{
+#if DRS_SIMD_MULTI
+    if (level == DRS_SIMD_AVX512)
+        gs_gg_vbilin_avx512(xc0, dyc0, Q, P, cs, g, full, ng, xn);
+    else
+        gs_gg_vbilin_avx2(xc0, dyc0, Q, P, cs, g, full, ng, xn);
+#else
+    (void)level, (void)xc0, (void)dyc0, (void)Q, (void)P, (void)cs, (void)g, (void)full;
+    (void)ng, (void)xn;
+#endif
+}
+
 /* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
  * weights, counts) are also left in keep's arrays for the data gradient. */
-#define GS_GRID_GRAD(T, GT, NAME, PAIR)                                                            \
+#define GS_GRID_GRAD(T, GT, NAME, PAIR, VEC)                                                       \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
                      GT *dg, int accumulate, int64_t n0, int64_t n1, const drs_gs_block *keep)  \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         const int S = p->S, mt = p->max_taps, d0 = 3 - S;                                      \
+        const int vlev = (VEC) && S == 2 && mt == 4 ? drs_gs_vlevel() : 0; /* vector groups */   \
         if (p->mode == DRS_GRID_NEAREST) { /* m = 0 everywhere: the gradient is 0 */           \
             for (int64_t i = n0 * P * S; i < n1 * P * S; i++)                                  \
                 dg[i] = accumulate ? (GT)((double)dg[i] + 0.0) : (GT)0.0;                      \
@@ -140,13 +261,26 @@ static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
                 for (int k = 0; k < nt[b] && S == 2; k++)                                      \
                     hv[b * mt + k] = (drs_gs_v2d){dw[1][b * mt + k], dw[2][b * mt + k]};       \
             }                                                                                  \
+            gs_gg_vgroup vg[GS_GG_MAX_VGROUPS];                                                \
+            unsigned char vfull[GS_GG_MAX_VGROUPS] = {0};                                      \
+            const int64_t nvg = vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, vg, vfull) : 0;  \
             for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \
                 const T *dyc0 = dy + (n * C + c0) * P + q0;                                    \
+                if (nvg) /* (VEC: T is float) */                                               \
+                    gs_gg_vbilin(vlev, (const float *)(const void *)xc0,                       \
+                                 (const float *)(const void *)dyc0, Q, P, cs, vg, vfull, nvg,  \
+                                 c0 + GS_GG_CH < C                                             \
+                                     ? (const float *)(const void *)(xc0 + GS_GG_CH * Q)       \
+                                     : NULL);                                                  \
                 for (int64_t b = 0; b < np; b++) {                                             \
                     if (!act[b])                                                               \
                         continue;                                                              \
+                    if (b < nvg * DRS_GS_VP && vfull[b / DRS_GS_VP]) { /* done by the groups */ \
+                        b = (b / DRS_GS_VP + 1) * DRS_GS_VP - 1; /* (a pair may end in it) */  \
+                        continue;                                                              \
+                    }                                                                          \
                     const int64_t *o = off + b * mt;                                           \
                     if (S == 2 && mt == 4 && nt[b] == 4 && b + 1 < np && act[b + 1] &&         \
                         nt[b + 1] == 4) { /* two points at once */                             \
@@ -192,6 +326,10 @@ static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
                     }                                                                          \
                 }                                                                              \
             }                                                                                  \
+            for (int64_t b = 0; b < nvg * DRS_GS_VP; b++) /* the groups' sums */               \
+                if (vfull[b / DRS_GS_VP])                                                      \
+                    G2[b] = (drs_gs_v2d){vg[b / DRS_GS_VP].gy[b % DRS_GS_VP],                  \
+                                         vg[b / DRS_GS_VP].gx[b % DRS_GS_VP]};                 \
             for (int64_t b = 0; b < np; b++) {                                                 \
                 GT *out = dg + (n * P + q0 + b) * S;                                           \
                 if (S == 2) {                                                                  \
@@ -205,10 +343,10 @@ static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
             }                                                                                  \
         }                                                                                      \
     }
-GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32, gs_gg_pair_f32)
-GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64, gs_gg_pair_f32)
-GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32, gs_gg_pair_f64)
-GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64, gs_gg_pair_f64)
+GS_GRID_GRAD(float, float, gs_grid_grad_f32_f32, gs_gg_pair_f32, 1)
+GS_GRID_GRAD(float, double, gs_grid_grad_f32_f64, gs_gg_pair_f32, 1)
+GS_GRID_GRAD(double, float, gs_grid_grad_f64_f32, gs_gg_pair_f64, 0)
+GS_GRID_GRAD(double, double, gs_grid_grad_f64_f64, gs_gg_pair_f64, 0)
 
 static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs_tensor *dy,
                          const drs_tensor *grid, drs_tensor *dg, int accumulate, int64_t n0,

@@ -22,9 +22,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if DRS_SIMD_MULTI
-#include <immintrin.h>
-#endif
 
 #define PAR_MIN_WORK 16384
 
@@ -802,14 +799,12 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
         (acc) += (wt)[3] * (drs_gs_v2d){a23_[1], b23_[1]};                                     \
     } while (0)
 
-/* 2-D bilinear f32 with AVX-512 or AVX2: GS_VP consecutive points whose 4
- * taps are all present (two pairs of adjacent pixels, o0, o0 + 1 and o2,
- * o2 + 1) are one vector group, the lanes being the points.  Each row pair is
- * one 64-bit gather per point; the lanes compute acc = 0.0 + w0 * x00 + w1 *
- * x01 + w2 * x10 + w3 * x11, the products and sums of GS_DOT(4) in its order
- * (no contraction), so the bits of the scalar path.  A block's groups are
- * set up once (gs_vgroups) and used for each channel plane. */
-#define GS_VP 8
+/* 2-D bilinear f32 with AVX-512 or AVX2: vector groups of DRS_GS_VP points
+ * (grid_sample.h) whose lanes compute acc = 0.0 + w0 * x00 + w1 * x01 + w2 *
+ * x10 + w3 * x11, the products and sums of GS_DOT(4) in its order (no
+ * contraction), so the bits of the scalar path.  A block's groups are set up
+ * once (gs_vgroups) and used for each channel plane. */
+#define GS_VP DRS_GS_VP
 typedef struct gs_vgroup {
     int64_t o0[GS_VP], o2[GS_VP]; /* the first pixel of each pair */
     double w[4][GS_VP];           /* tap k's weight per point */
@@ -839,15 +834,6 @@ static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt
 }
 
 #if DRS_SIMD_MULTI
-/* the group's pixels in the plane xn (every lane: a rotated grid's rows) */
-GS_INLINE void gs_vgroup_prefetch(const gs_vgroup *q, const float *xn)
-{
-    for (int l = 0; l < GS_VP && xn; l++) {
-        __builtin_prefetch(xn + q->o0[l]);
-        __builtin_prefetch(xn + q->o2[l]);
-    }
-}
-
 /* groups j < ng with full[j] of the plane xc into yc[j * GS_VP ...]; the
  * same pixels of the plane xn (the next channel, or NULL) are prefetched */
 DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup *g,
@@ -858,22 +844,13 @@ DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup 
         if (!full[j])
             continue;
         const gs_vgroup *q = g + j;
-        gs_vgroup_prefetch(q, xn);
-        const __m512i a = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)q->o0),
-                                                 (const void *)xc, 4);
-        const __m512i b = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)q->o2),
-                                                 (const void *)xc, 4);
-        const __m512d x00 = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(a)));
-        const __m512d x01 =
-            _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(a, 32))));
-        const __m512d x10 = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(b)));
-        const __m512d x11 =
-            _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(b, 32))));
+        if (xn)
+            drs_gs_prefetch_group(xn, q->o0, q->o2);
+        __m512d x[4];
+        drs_gs_gather4_avx512(xc, q->o0, q->o2, x);
         __m512d acc = _mm512_setzero_pd();
-        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[0]), x00));
-        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[1]), x01));
-        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[2]), x10));
-        acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[3]), x11));
+        for (int k = 0; k < 4; k++)
+            acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[k]), x[k]));
         _mm256_storeu_ps(yc + j * GS_VP, _mm512_cvtpd_ps(acc));
     }
 }
@@ -882,47 +859,23 @@ DRS_TARGET_AVX2 static void gs_vbilin_avx2(const float *xc, const gs_vgroup *g,
                                            const uint8_t *full, int64_t ng, float *yc,
                                            const float *xn)
 {
-    const __m256i lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     for (int64_t j = 0; j < ng; j++) {
         if (!full[j])
             continue;
         const gs_vgroup *q = g + j;
-        gs_vgroup_prefetch(q, xn);
+        if (xn)
+            drs_gs_prefetch_group(xn, q->o0, q->o2);
         for (int h = 0; h < GS_VP; h += 4) {
-            /* 4 pairs per gather; the permutation puts the 4 left pixels in
-             * the low half and the 4 right ones in the high half */
-            const __m256i a = _mm256_permutevar8x32_epi32(
-                _mm256_i64gather_epi64((const long long *)(const void *)xc,
-                                       _mm256_loadu_si256((const __m256i *)(q->o0 + h)), 4),
-                lo);
-            const __m256i b = _mm256_permutevar8x32_epi32(
-                _mm256_i64gather_epi64((const long long *)(const void *)xc,
-                                       _mm256_loadu_si256((const __m256i *)(q->o2 + h)), 4),
-                lo);
-            const __m256d x00 = _mm256_cvtps_pd(_mm256_castps256_ps128(_mm256_castsi256_ps(a)));
-            const __m256d x01 = _mm256_cvtps_pd(_mm256_extractf128_ps(_mm256_castsi256_ps(a), 1));
-            const __m256d x10 = _mm256_cvtps_pd(_mm256_castps256_ps128(_mm256_castsi256_ps(b)));
-            const __m256d x11 = _mm256_cvtps_pd(_mm256_extractf128_ps(_mm256_castsi256_ps(b), 1));
+            __m256d x[4];
+            drs_gs_gather4_avx2(xc, q->o0 + h, q->o2 + h, x);
             __m256d acc = _mm256_setzero_pd();
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[0] + h), x00));
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[1] + h), x01));
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[2] + h), x10));
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[3] + h), x11));
+            for (int k = 0; k < 4; k++)
+                acc = _mm256_add_pd(acc, _mm256_mul_pd(_mm256_loadu_pd(q->w[k] + h), x[k]));
             _mm_storeu_ps(yc + j * GS_VP + h, _mm256_cvtpd_ps(acc));
         }
     }
 }
 #endif
-
-/* Whether this build and CPU have the vector groups (the level in use). */
-static int gs_vbilin_level(void)
-{
-#if DRS_SIMD_MULTI
-    return drs__simd_level();
-#else
-    return 0;
-#endif
-}
 
 static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
                       int64_t ng, float *yc, const float *xn)
@@ -951,7 +904,7 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         const int mt = p->max_taps, bilin2d = p->S == 2 && mt == 4;                            \
-        const int vlev = (VEC) && bilin2d ? gs_vbilin_level() : 0; /* vector groups */        \
+        const int vlev = (VEC) && bilin2d ? drs_gs_vlevel() : 0; /* vector groups */        \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
         _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")          \
@@ -990,7 +943,7 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
                               c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);       \
                 for (int64_t b = 0; b < q1 - q0; b++) {                                        \
                     if (b < nvg * GS_VP && vfull[b / GS_VP]) { /* done by the groups */        \
-                        b += GS_VP - 1;                                                        \
+                        b = (b / GS_VP + 1) * GS_VP - 1;                                       \
                         continue;                                                              \
                     }                                                                          \
                     const int64_t *o = off + b * mt;                                           \

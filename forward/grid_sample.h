@@ -77,4 +77,62 @@ void drs_gs_block_taps(const drs_gs_plan *p, const drs_tensor *grid, int64_t pt0
 drs_status drs_gs_check_like(const char *op, const char *name, const drs_tensor *t,
                              drs_dtype dtype, int rank, const int64_t *shape);
 
+/* 2-D bilinear f32 in vector groups (the forward and the grid gradient):
+ * DRS_GS_VP consecutive points whose 4 taps are all present, i.e. two pairs
+ * of adjacent pixels starting at o0[l] and o2[l] (= o0[l] + W), the lanes
+ * being the points.  Each pair is one 64-bit gather per point. */
+#define DRS_GS_VP 8
+/* the level of the vector groups: 0 (none: the scalar paths), else
+ * DRS_SIMD_AVX2 or DRS_SIMD_AVX512 */
+static inline int drs_gs_vlevel(void)
+{
+#if DRS_SIMD_MULTI
+    return drs__simd_level();
+#else
+    return 0;
+#endif
+}
+#if DRS_SIMD_MULTI
+#include <immintrin.h>
+/* x[0..3] = the pixels o0, o0 + 1, o2, o2 + 1 of the 8 points, as doubles */
+DRS_TARGET_AVX512 static inline void drs_gs_gather4_avx512(const float *xc, const int64_t *o0,
+                                                           const int64_t *o2, __m512d x[4])
+{
+    const __m512i a = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)o0),
+                                             (const void *)xc, 4);
+    const __m512i b = _mm512_i64gather_epi64(_mm512_loadu_si512((const void *)o2),
+                                             (const void *)xc, 4);
+    x[0] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(a)));
+    x[1] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(a, 32))));
+    x[2] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(b)));
+    x[3] = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(b, 32))));
+}
+/* the same for 4 points (the permutation puts the 4 left pixels of a gather
+ * in its low half and the 4 right ones in its high half) */
+DRS_TARGET_AVX2 static inline void drs_gs_gather4_avx2(const float *xc, const int64_t *o0,
+                                                       const int64_t *o2, __m256d x[4])
+{
+    const __m256i lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const long long *base = (const long long *)(const void *)xc;
+    const __m256 a = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(
+        _mm256_i64gather_epi64(base, _mm256_loadu_si256((const __m256i *)(const void *)o0), 4),
+        lo));
+    const __m256 b = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(
+        _mm256_i64gather_epi64(base, _mm256_loadu_si256((const __m256i *)(const void *)o2), 4),
+        lo));
+    x[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(a));
+    x[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1));
+    x[2] = _mm256_cvtps_pd(_mm256_castps256_ps128(b));
+    x[3] = _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1));
+}
+/* a group's pixels in the plane xn (every lane: a rotated grid's rows) */
+static inline void drs_gs_prefetch_group(const float *xn, const int64_t *o0, const int64_t *o2)
+{
+    for (int l = 0; l < DRS_GS_VP; l++) {
+        __builtin_prefetch(xn + o0[l]);
+        __builtin_prefetch(xn + o2[l]);
+    }
+}
+#endif
+
 #endif
