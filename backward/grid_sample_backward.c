@@ -78,7 +78,7 @@ static inline drs_gs_v2d gs_gg_pair_f64(const double *x)
         drs_gs_v2d gy = {G2[b][0], G2[b + 1][0]}, gx = {G2[b][1], G2[b + 1][1]};               \
         for (int i = 0; i < cs; i++) {                                                         \
             const T *xc = xc0 + i * Q;                                                         \
-            if (c0 + GS_GG_CH < C) { /* the next group's rows, from memory */                  \
+            if (c0 + GS_GG_CH + i < C) { /* the next group's rows, from memory */              \
                 __builtin_prefetch(xc + GS_GG_CH * Q + oA[0]);                                 \
                 __builtin_prefetch(xc + GS_GG_CH * Q + oA[2]);                                 \
             }                                                                                  \
@@ -144,12 +144,12 @@ static int64_t gs_gg_vgroups(const int64_t *off, double *const dw[3], const int3
 
 #if DRS_SIMD_MULTI
 /* the cs channels at xc0 (planes Q apart; dy rows dyc0, P apart) into the
- * full groups' sums; xn: the next channel chunk's first plane (prefetched),
- * or NULL */
+ * full groups' sums; the first npf planes of the next chunk (GS_GG_CH
+ * planes on) are prefetched */
 DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float *dyc0, int64_t Q,
                                                   int64_t P, int cs, gs_gg_vgroup *g,
                                                   const unsigned char *full, int64_t ng,
-                                                  const float *xn)
+                                                  int npf)
 {
     for (int64_t j = 0; j < ng; j++) {
         if (!full[j])
@@ -157,8 +157,8 @@ DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float 
         gs_gg_vgroup *q = g + j;
         __m512d gy = _mm512_loadu_pd(q->gy), gx = _mm512_loadu_pd(q->gx);
         for (int i = 0; i < cs; i++) {
-            if (xn)
-                drs_gs_prefetch_group(xn + i * Q, q->o0, q->o2);
+            if (i < npf)
+                drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
             __m512d x[4];
             drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
             __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
@@ -178,14 +178,14 @@ DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float 
 DRS_TARGET_AVX2 static void gs_gg_vbilin_avx2(const float *xc0, const float *dyc0, int64_t Q,
                                               int64_t P, int cs, gs_gg_vgroup *g,
                                               const unsigned char *full, int64_t ng,
-                                              const float *xn)
+                                              int npf)
 {
     for (int64_t j = 0; j < ng; j++) {
         if (!full[j])
             continue;
         gs_gg_vgroup *q = g + j;
-        for (int i = 0; i < cs && xn; i++)
-            drs_gs_prefetch_group(xn + i * Q, q->o0, q->o2);
+        for (int i = 0; i < npf; i++)
+            drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
         for (int h = 0; h < DRS_GS_VP; h += 4) {
             __m256d gy = _mm256_loadu_pd(q->gy + h), gx = _mm256_loadu_pd(q->gx + h);
             for (int i = 0; i < cs; i++) {
@@ -210,16 +210,16 @@ DRS_TARGET_AVX2 static void gs_gg_vbilin_avx2(const float *xc0, const float *dyc
 
 static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t Q, int64_t P,
                          int cs, gs_gg_vgroup *g, const unsigned char *full, int64_t ng,
-                         const float *xn)
+                         int npf)
 {
 #if DRS_SIMD_MULTI
     if (level == DRS_SIMD_AVX512)
-        gs_gg_vbilin_avx512(xc0, dyc0, Q, P, cs, g, full, ng, xn);
+        gs_gg_vbilin_avx512(xc0, dyc0, Q, P, cs, g, full, ng, npf);
     else
-        gs_gg_vbilin_avx2(xc0, dyc0, Q, P, cs, g, full, ng, xn);
+        gs_gg_vbilin_avx2(xc0, dyc0, Q, P, cs, g, full, ng, npf);
 #else
     (void)level, (void)xc0, (void)dyc0, (void)Q, (void)P, (void)cs, (void)g, (void)full;
-    (void)ng, (void)xn;
+    (void)ng, (void)npf;
 #endif
 }
 
@@ -271,9 +271,8 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                 if (nvg) /* (VEC: T is float) */                                               \
                     gs_gg_vbilin(vlev, (const float *)(const void *)xc0,                       \
                                  (const float *)(const void *)dyc0, Q, P, cs, vg, vfull, nvg,  \
-                                 c0 + GS_GG_CH < C                                             \
-                                     ? (const float *)(const void *)(xc0 + GS_GG_CH * Q)       \
-                                     : NULL);                                                  \
+                                 (int)(C - c0 - GS_GG_CH < 0 ? 0                               \
+                                       : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs)));  \
                 for (int64_t b = 0; b < np; b++) {                                             \
                     if (!act[b])                                                               \
                         continue;                                                              \
