@@ -34,7 +34,7 @@
  * m * 0 = 0 without reading anything, nearest (m = 0 everywhere) computes no
  * tap.  A 2-D point with all its taps takes a loop of a constant tap count,
  * the two grid components as the lanes of one vector. */
-#define GS_GG_ENTRIES 1024
+#define GS_GG_ENTRIES 512 /* (the per-block arrays, about 58 KiB, live on the stack) */
 #define GS_GG_CH 4 /* channels per pass over a block (a point's taps loaded once) */
 #define GS_GG_MAX_POINTS (GS_GG_ENTRIES / 2) /* nearest (1 tap) skips the block loop */
 
