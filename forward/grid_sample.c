@@ -890,6 +890,194 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
 #endif
 }
 
+/* The taps of a group of GS_VP points straight into the group, the points
+ * as the lanes, with the operations of the scalar way (gs_taps_2d): denorm,
+ * the padding of axis_coord (reflection only within its first band, where
+ * reflect_set_grad does not flip), the clip, floor and the weight products
+ * of gs_put4.  Only for H, W <= GS_VEC_MAX_L, and only when every point is
+ * finite with all 4 taps inside: returns 0 otherwise (nothing usable
+ * written; the scalar way then).  (The zeros clamp of u into [-2, L + 1]
+ * changes no point that passes.) */
+#if DRS_SIMD_MULTI
+/* Reflection: the band of reflect_set_grad (its mn and span) for an axis of
+ * length L; a coordinate u with |u - mn| < span * 0.9999999 reflects to
+ * |u - mn| + mn there (no flip, the same operations).  0: the axis has no
+ * band (align_corners with L = 1). */
+static int gs_vreflect_band(const drs_gs_plan *p, int64_t L, double *mn, double *span)
+{
+    const double lo = p->align ? 0.0 : -1.0;
+    const double hi = p->align ? 2.0 * (double)(L - 1) : 2.0 * (double)L - 1.0;
+    if (lo == hi)
+        return 0;
+    *mn = lo / 2.0;
+    *span = (hi - lo) / 2.0;
+    return 1;
+}
+
+DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_tensor *grid,
+                                             int64_t pt, gs_vgroup *q)
+{
+    __m512d g[2]; /* x, y */
+    if (grid->dtype == DRS_F32) {
+        const __m512 s = _mm512_permutexvar_ps(
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15),
+            _mm512_loadu_ps((const float *)grid->data + pt * 2));
+        g[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
+        g[1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s), 1)));
+    } else {
+        const double *gd = (const double *)grid->data + pt * 2;
+        const __m512d a = _mm512_loadu_pd(gd), b = _mm512_loadu_pd(gd + 8);
+        g[0] = _mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
+        g[1] = _mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
+    }
+    __m512d t[2], w0[2], x0[2];
+    const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0), zero = _mm512_setzero_pd();
+    for (int a = 0; a < 2; a++) { /* a = 0: x (W), 1: y (H) */
+        const int64_t L = p->in[2 - a];
+        const __m512d Ld = _mm512_set1_pd((double)L), Lm1 = _mm512_set1_pd((double)(L - 1));
+        __m512d u = p->align
+                        ? _mm512_mul_pd(_mm512_div_pd(_mm512_add_pd(g[a], one), two), Lm1)
+                        : _mm512_div_pd(_mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(g[a], one), Ld), one),
+                                        two);
+        if (_mm512_fpclass_pd_mask(u, 0x99)) /* a NaN or an infinity */
+            return 0;
+        if (p->pad == DRS_GRID_PAD_REFLECTION) {
+            double mn, span;
+            if (!gs_vreflect_band(p, L, &mn, &span))
+                return 0;
+            const __m512d r = _mm512_abs_pd(_mm512_sub_pd(u, _mm512_set1_pd(mn)));
+            if (_mm512_cmp_pd_mask(r, _mm512_set1_pd(span * 0.9999999), _CMP_LT_OQ) != 0xFF)
+                return 0;
+            u = _mm512_add_pd(r, _mm512_set1_pd(mn));
+        }
+        if (p->pad != DRS_GRID_PAD_ZEROS) /* (u >= L - 1 fails the test below either way) */
+            u = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(u, zero, _CMP_LE_OQ), u, zero);
+        x0[a] = _mm512_roundscale_pd(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        if ((__mmask8)(_mm512_cmp_pd_mask(x0[a], zero, _CMP_GE_OQ) &
+                       _mm512_cmp_pd_mask(_mm512_add_pd(x0[a], one), Lm1, _CMP_LE_OQ)) != 0xFF)
+            return 0;
+        t[a] = _mm512_sub_pd(u, x0[a]);
+        w0[a] = _mm512_sub_pd(one, t[a]);
+    }
+    _mm512_storeu_pd(q->w[0], _mm512_mul_pd(w0[1], w0[0]));
+    _mm512_storeu_pd(q->w[1], _mm512_mul_pd(w0[1], t[0]));
+    _mm512_storeu_pd(q->w[2], _mm512_mul_pd(t[1], w0[0]));
+    _mm512_storeu_pd(q->w[3], _mm512_mul_pd(t[1], t[0]));
+    const __m512i W = _mm512_set1_epi64(p->in[2]);
+    const __m512i o0 = _mm512_add_epi64(_mm512_mullo_epi64(_mm512_cvttpd_epi64(x0[1]), W),
+                                        _mm512_cvttpd_epi64(x0[0]));
+    _mm512_storeu_si512((void *)q->o0, o0);
+    _mm512_storeu_si512((void *)q->o2, _mm512_add_epi64(o0, W));
+    return 1;
+}
+
+DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor *grid,
+                                         int64_t pt, gs_vgroup *q)
+{
+    __m256d g[2][2]; /* [half][x, y] */
+    for (int h = 0; h < 2; h++) {
+        if (grid->dtype == DRS_F32) {
+            const __m256 s = _mm256_permutevar8x32_ps(
+                _mm256_loadu_ps((const float *)grid->data + (pt + 4 * h) * 2),
+                _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+            g[h][0] = _mm256_cvtps_pd(_mm256_castps256_ps128(s));
+            g[h][1] = _mm256_cvtps_pd(_mm256_extractf128_ps(s, 1));
+        } else {
+            const double *gd = (const double *)grid->data + (pt + 4 * h) * 2;
+            const __m256d a = _mm256_loadu_pd(gd), b = _mm256_loadu_pd(gd + 4);
+            /* {x0, x2, x1, x3} and {y0, y2, y1, y3}, then lanes 0, 2, 1, 3 */
+            g[h][0] = _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), 0xD8);
+            g[h][1] = _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xD8);
+        }
+    }
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), zero = _mm256_setzero_pd();
+    __m256d t[2][2], w0[2][2];
+    __m256i xi[2][2];
+    for (int h = 0; h < 2; h++)
+        for (int a = 0; a < 2; a++) {
+            const int64_t L = p->in[2 - a];
+            const __m256d Ld = _mm256_set1_pd((double)L), Lm1 = _mm256_set1_pd((double)(L - 1));
+            __m256d u = p->align ? _mm256_mul_pd(_mm256_div_pd(_mm256_add_pd(g[h][a], one), two), Lm1)
+                                 : _mm256_div_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(g[h][a], one), Ld),
+                                                               one),
+                                                 two);
+            /* finite: u - u == 0 */
+            if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_sub_pd(u, u), zero, _CMP_EQ_OQ)) != 0xF)
+                return 0;
+            if (p->pad == DRS_GRID_PAD_REFLECTION) {
+                double mn, span;
+                if (!gs_vreflect_band(p, L, &mn, &span))
+                    return 0;
+                const __m256d r =
+                    _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_sub_pd(u, _mm256_set1_pd(mn)));
+                if (_mm256_movemask_pd(_mm256_cmp_pd(r, _mm256_set1_pd(span * 0.9999999),
+                                                     _CMP_LT_OQ)) != 0xF)
+                    return 0;
+                u = _mm256_add_pd(r, _mm256_set1_pd(mn));
+            }
+            if (p->pad != DRS_GRID_PAD_ZEROS)
+                u = _mm256_blendv_pd(u, zero, _mm256_cmp_pd(u, zero, _CMP_LE_OQ));
+            const __m256d x0 = _mm256_floor_pd(u);
+            const __m256d in = _mm256_and_pd(_mm256_cmp_pd(x0, zero, _CMP_GE_OQ),
+                                             _mm256_cmp_pd(_mm256_add_pd(x0, one), Lm1, _CMP_LE_OQ));
+            if (_mm256_movemask_pd(in) != 0xF)
+                return 0;
+            t[h][a] = _mm256_sub_pd(u, x0);
+            w0[h][a] = _mm256_sub_pd(one, t[h][a]);
+            xi[h][a] = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(x0));
+        }
+    const __m256i W = _mm256_set1_epi64x(p->in[2]);
+    for (int h = 0; h < 2; h++) {
+        _mm256_storeu_pd(q->w[0] + 4 * h, _mm256_mul_pd(w0[h][1], w0[h][0]));
+        _mm256_storeu_pd(q->w[1] + 4 * h, _mm256_mul_pd(w0[h][1], t[h][0]));
+        _mm256_storeu_pd(q->w[2] + 4 * h, _mm256_mul_pd(t[h][1], w0[h][0]));
+        _mm256_storeu_pd(q->w[3] + 4 * h, _mm256_mul_pd(t[h][1], t[h][0]));
+        /* y0 * W in 64 bits (both below 2^31) + x0 */
+        const __m256i o0 = _mm256_add_epi64(_mm256_mul_epi32(xi[h][1], W), xi[h][0]);
+        _mm256_storeu_si256((__m256i *)(void *)(q->o0 + 4 * h), o0);
+        _mm256_storeu_si256((__m256i *)(void *)(q->o2 + 4 * h), _mm256_add_epi64(o0, W));
+    }
+    return 1;
+}
+#endif
+
+/* The taps of a block's np points (from pt0) for the vector groups: each
+ * group straight from the grid (gs_vtaps_*) or, failing that, through the
+ * scalar taps into bt and then gs_vgroups; the points after the last whole
+ * group through the scalar taps.  The taps of a full group may be left out
+ * of bt.  Returns the number of groups. */
+static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor *grid,
+                              int64_t pt0, int64_t np, const drs_gs_block *bt, gs_vgroup *g,
+                              uint8_t *full)
+{
+    const int direct = p->in[1] <= GS_VEC_MAX_L && p->in[2] <= GS_VEC_MAX_L;
+    const int64_t ng = np / GS_VP;
+    for (int64_t j = 0; j < ng; j++) {
+        int done = 0;
+#if DRS_SIMD_MULTI
+        if (direct)
+            done = level == DRS_SIMD_AVX512 ? gs_vtaps_avx512(p, grid, pt0 + j * GS_VP, g + j)
+                                            : gs_vtaps_avx2(p, grid, pt0 + j * GS_VP, g + j);
+#else
+        (void)level, (void)direct;
+#endif
+        if (done) {
+            full[j] = 1;
+            continue;
+        }
+        const drs_gs_block sub = {bt->off + j * GS_VP * 4, bt->w + j * GS_VP * 4,
+                                  bt->nt + j * GS_VP, {NULL, NULL, NULL}, NULL};
+        drs_gs_block_taps(p, grid, pt0 + j * GS_VP, GS_VP, &sub);
+        gs_vgroups(sub.off, sub.w, sub.nt, GS_VP, g + j, full + j);
+    }
+    if (np > ng * GS_VP) {
+        const drs_gs_block tail = {bt->off + ng * GS_VP * 4, bt->w + ng * GS_VP * 4,
+                                   bt->nt + ng * GS_VP, {NULL, NULL, NULL}, NULL};
+        drs_gs_block_taps(p, grid, pt0 + ng * GS_VP, np - ng * GS_VP, &tail);
+    }
+    return ng;
+}
+
 /* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
  * taps of a block are computed once, then each channel plane is read and
  * written for the whole block (plane-local accesses).  A point with all its
@@ -916,12 +1104,15 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
             int32_t nt[DRS_GS_BLOCK_ENTRIES];                                                  \
             drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
             const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
-            drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                              \
             gs_vgroup vg[GS_MAX_VGROUPS];                                                      \
             uint8_t vfull[GS_MAX_VGROUPS] = {0};                                               \
-            const int64_t nvg = vlev ? gs_vgroups(off, w, nt, q1 - q0, vg, vfull) : 0;         \
+            int64_t nvg = 0;                                                                   \
+            if (vlev) /* (the taps of a full group may be left out of off, w, nt) */           \
+                nvg = gs_block_vtaps(vlev, p, grid, n * P + q0, q1 - q0, &bt, vg, vfull);      \
+            else                                                                               \
+                drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                          \
             for (int64_t b = 0; b + 1 < q1 - q0 && bilin2d; b += 2)                            \
-                for (int k = 0; k < 4; k++)                                                    \
+                for (int k = 0; k < 4 && !(b < nvg * GS_VP && vfull[b / GS_VP]); k++)          \
                     wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};              \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \

@@ -919,6 +919,17 @@ static void test_f32_matches_f64(void)
                     CHECK(drs_grid_sample_backward(NULL, &DGD2, &DYD, &XD, &GD, &a,
                                                    DRS_GRAD_OVERWRITE) == DRS_OK, "%s",
                           drs_last_error());
+                    /* the forward with the f64 grid too */
+                    CHECK(drs_grid_sample_forward(&Y, &X, &GD, &a) == DRS_OK, "%s", drs_last_error());
+                    CHECK(drs_grid_sample_forward(&YD, &XD, &GD, &a) == DRS_OK, "%s",
+                          drs_last_error());
+                    int64_t byd = 0;
+                    for (int64_t i = 0; i < ny; i++) {
+                        const float r = (float)yd[i];
+                        byd += memcmp(&r, &yf[i], 4) != 0;
+                    }
+                    CHECK(byd == 0, "f32 != (float)f64 with an f64 grid: C=%lld mode=%d pad=%d "
+                          "kind=%d, %lld outputs differ", (long long)C, mi, pad, kind, (long long)byd);
                     int64_t bdgd = 0;
                     for (int64_t i = 0; i < ng; i++)
                         bdgd += memcmp(&dgd[i], &dgd2[i], 8) != 0 &&
