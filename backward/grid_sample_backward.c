@@ -276,7 +276,7 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                 for (int64_t b = 0; b < np; b++) {                                             \
                     if (!act[b])                                                               \
                         continue;                                                              \
-                    if (b < nvg * DRS_GS_VP && vfull[b / DRS_GS_VP]) { /* done by the groups */ \
+                    if (drs_gs_in_full_group(b, nvg, vfull)) { /* done by the groups */        \
                         b = (b / DRS_GS_VP + 1) * DRS_GS_VP - 1; /* (a pair may end in it) */  \
                         continue;                                                              \
                     }                                                                          \

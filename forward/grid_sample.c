@@ -1112,8 +1112,9 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
             else                                                                               \
                 drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                          \
             for (int64_t b = 0; b + 1 < q1 - q0 && bilin2d; b += 2)                            \
-                for (int k = 0; k < 4 && !(b < nvg * GS_VP && vfull[b / GS_VP]); k++)          \
-                    wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};              \
+                if (!drs_gs_in_full_group(b, nvg, vfull)) /* (their taps may be left out) */   \
+                    for (int k = 0; k < 4; k++)                                                \
+                        wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};          \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *yc = y + (n * C + c) * P + q0;                                              \
@@ -1133,7 +1134,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                               (float *)(void *)yc,                                             \
                               c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);       \
                 for (int64_t b = 0; b < q1 - q0; b++) {                                        \
-                    if (b < nvg * GS_VP && vfull[b / GS_VP]) { /* done by the groups */        \
+                    if (drs_gs_in_full_group(b, nvg, vfull)) { /* done by the groups */        \
                         b = (b / GS_VP + 1) * GS_VP - 1;                                       \
                         continue;                                                              \
                     }                                                                          \

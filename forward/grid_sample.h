@@ -92,6 +92,12 @@ static inline int drs_gs_vlevel(void)
     return 0;
 #endif
 }
+/* Whether point b of a block is in a full group (of ng, full[j] flags): the
+ * group paths computed it, the scalar loops skip it. */
+static inline int drs_gs_in_full_group(int64_t b, int64_t ng, const unsigned char *full)
+{
+    return b < ng * DRS_GS_VP && full[b / DRS_GS_VP];
+}
 #if DRS_SIMD_MULTI
 #include <immintrin.h>
 /* x[0..3] = the pixels o0, o0 + 1, o2, o2 + 1 of the 8 points, as doubles */
