@@ -715,14 +715,35 @@ GS_INLINE int gs_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, double gx, do
     return n;
 }
 
-/* 2-D points [pt0, pt0 + np) of one mode (a constant after inlining). */
+static int gs_vnearest(int level, const drs_gs_plan *p, const drs_tensor *grid, int64_t pt,
+                       int64_t *off, int32_t *nt);
+
+/* 2-D points [pt0, pt0 + np) of one mode (a constant after inlining).
+ * Nearest with zeros or border padding on an AVX2 or AVX-512 CPU takes
+ * groups of DRS_GS_VP points through gs_vnearest first (the same taps). */
 GS_INLINE void gs_block_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, const drs_tensor *grid,
                                 int64_t pt0, int64_t np, const drs_gs_block *b)
 {
     const int mt = p->max_taps, grad = b->m != NULL;
     const float *gf = grid->dtype == DRS_F32 ? (const float *)grid->data + pt0 * 2 : NULL;
     const double *gd = grid->dtype == DRS_F32 ? NULL : (const double *)grid->data + pt0 * 2;
+    const int vnear = mode == DRS_GRID_NEAREST && p->pad != DRS_GRID_PAD_REFLECTION &&
+                      p->in[1] <= GS_VEC_MAX_L && p->in[2] <= GS_VEC_MAX_L
+                          ? drs_gs_vlevel()
+                          : 0;
     for (int64_t i = 0; i < np; i++) {
+        if (vnear && i % DRS_GS_VP == 0 && i + DRS_GS_VP <= np &&
+            gs_vnearest(vnear, p, grid, pt0 + i, b->off + i, b->nt + i)) { /* (mt is 1) */
+            for (int l = 0; l < DRS_GS_VP; l++, i++) {
+                b->w[i] = 1.0;
+                if (grad) {
+                    b->dw[1][i] = b->dw[2][i] = 0.0;
+                    b->m[3 * i] = b->m[3 * i + 1] = b->m[3 * i + 2] = 0.0;
+                }
+            }
+            i--;
+            continue;
+        }
         const int64_t e = i * mt;
         const double gx = gf ? (double)gf[2 * i] : gd[2 * i];
         const double gy = gf ? (double)gf[2 * i + 1] : gd[2 * i + 1];
@@ -914,10 +935,9 @@ static int gs_vreflect_band(const drs_gs_plan *p, int64_t L, double *mn, double 
     return 1;
 }
 
-DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_tensor *grid,
-                                             int64_t pt, gs_vgroup *q)
+/* The 8 grid points from pt as lanes: g[0] their x, g[1] their y. */
+DRS_TARGET_AVX512 static void gs_vgrid_avx512(const drs_tensor *grid, int64_t pt, __m512d g[2])
 {
-    __m512d g[2]; /* x, y */
     if (grid->dtype == DRS_F32) {
         const __m512 s = _mm512_permutexvar_ps(
             _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15),
@@ -930,6 +950,13 @@ DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_ten
         g[0] = _mm512_permutex2var_pd(a, _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), b);
         g[1] = _mm512_permutex2var_pd(a, _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15), b);
     }
+}
+
+DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_tensor *grid,
+                                             int64_t pt, gs_vgroup *q)
+{
+    __m512d g[2]; /* x, y */
+    gs_vgrid_avx512(grid, pt, g);
     __m512d t[2], w0[2], x0[2];
     const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0), zero = _mm512_setzero_pd();
     for (int a = 0; a < 2; a++) { /* a = 0: x (W), 1: y (H) */
@@ -971,10 +998,10 @@ DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_ten
     return 1;
 }
 
-DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor *grid,
-                                         int64_t pt, gs_vgroup *q)
+/* The 8 grid points from pt as lanes: g[h][0] the x of points 4h..4h+3,
+ * g[h][1] their y. */
+DRS_TARGET_AVX2 static void gs_vgrid_avx2(const drs_tensor *grid, int64_t pt, __m256d g[2][2])
 {
-    __m256d g[2][2]; /* [half][x, y] */
     for (int h = 0; h < 2; h++) {
         if (grid->dtype == DRS_F32) {
             const __m256 s = _mm256_permutevar8x32_ps(
@@ -990,6 +1017,13 @@ DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor 
             g[h][1] = _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), 0xD8);
         }
     }
+}
+
+DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor *grid,
+                                         int64_t pt, gs_vgroup *q)
+{
+    __m256d g[2][2]; /* [half][x, y] */
+    gs_vgrid_avx2(grid, pt, g);
     const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), zero = _mm256_setzero_pd();
     __m256d t[2][2], w0[2][2];
     __m256i xi[2][2];
@@ -1039,7 +1073,136 @@ DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor 
     }
     return 1;
 }
+
+/* Nearest, zeros or border padding: the taps of DRS_GS_VP points (lanes)
+ * with the operations of gs_nearest_vec: the float32 coordinate of
+ * GridSample-9 (the double one with p->onnx), round half to even, the
+ * padding and the offset.  Writes off and nt (1, or 0 for a point outside
+ * with zeros padding; its off 0) and returns 1; returns 0 (nothing written:
+ * the scalar way) when a lane is not finite, |u| >= 1e9 or a rounding tie. */
+DRS_TARGET_AVX512 static int gs_vnearest_avx512(const drs_gs_plan *p, const drs_tensor *grid,
+                                                int64_t pt, int64_t *off, int32_t *nt)
+{
+    __m512d g[2], r[2];
+    gs_vgrid_avx512(grid, pt, g);
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    __mmask8 in = 0xFF;
+    for (int a = 0; a < 2; a++) { /* a = 0: x (W), 1: y (H) */
+        const int64_t L = p->in[2 - a];
+        const __m512d Lm1 = _mm512_set1_pd((double)(L - 1));
+        __m512d u;
+        if (!p->onnx) { /* axis_coord's float32 operations */
+            const __m256 gf = _mm512_cvtpd_ps(g[a]), onef = _mm256_set1_ps(1.0f);
+            const __m256 twof = _mm256_set1_ps(2.0f), Lf = _mm256_set1_ps((float)L);
+            const __m256 uf =
+                p->align ? _mm256_div_ps(_mm256_mul_ps(_mm256_add_ps(gf, onef), _mm256_sub_ps(Lf, onef)),
+                                         twof)
+                         : _mm256_div_ps(_mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(gf, onef), Lf), onef),
+                                         twof);
+            u = _mm512_cvtps_pd(uf); /* (a float NaN or infinity stays one) */
+        } else {
+            u = p->align ? _mm512_mul_pd(_mm512_div_pd(_mm512_add_pd(g[a], one), _mm512_set1_pd(2.0)),
+                                         Lm1)
+                         : _mm512_div_pd(_mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(g[a], one),
+                                                                     _mm512_set1_pd((double)L)),
+                                                       one),
+                                         _mm512_set1_pd(2.0));
+        }
+        /* |u| < 1e9 (false for a NaN or an infinity) */
+        if (_mm512_cmp_pd_mask(_mm512_abs_pd(u), _mm512_set1_pd(1e9), _CMP_LT_OQ) != 0xFF)
+            return 0;
+        __m512d f = _mm512_roundscale_pd(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __m512d d = _mm512_sub_pd(u, f), half = _mm512_set1_pd(0.5);
+        if (_mm512_cmp_pd_mask(d, half, _CMP_EQ_OQ)) /* a tie: round_half_even's parity */
+            return 0;
+        f = _mm512_mask_add_pd(f, _mm512_cmp_pd_mask(d, half, _CMP_GT_OQ), f, one);
+        if (p->pad == DRS_GRID_PAD_ZEROS)
+            in &= (__mmask8)(_mm512_cmp_pd_mask(f, zero, _CMP_GE_OQ) &
+                             _mm512_cmp_pd_mask(f, Lm1, _CMP_LE_OQ));
+        else /* border: r < 0 ? 0 : (r > L - 1 ? L - 1 : r) */
+            f = _mm512_mask_blend_pd(_mm512_cmp_pd_mask(f, zero, _CMP_LT_OQ),
+                                     _mm512_mask_blend_pd(_mm512_cmp_pd_mask(f, Lm1, _CMP_GT_OQ), f, Lm1),
+                                     zero);
+        r[a] = f;
+    }
+    const __m512i o = _mm512_add_epi64(
+        _mm512_mullo_epi64(_mm512_cvttpd_epi64(r[1]), _mm512_set1_epi64(p->in[2])),
+        _mm512_cvttpd_epi64(r[0]));
+    _mm512_storeu_si512((void *)off, _mm512_maskz_mov_epi64(in, o));
+    _mm256_storeu_si256((__m256i *)(void *)nt, _mm256_maskz_mov_epi32(in, _mm256_set1_epi32(1)));
+    return 1;
+}
+
+DRS_TARGET_AVX2 static int gs_vnearest_avx2(const drs_gs_plan *p, const drs_tensor *grid,
+                                            int64_t pt, int64_t *off, int32_t *nt)
+{
+    __m256d g[2][2];
+    gs_vgrid_avx2(grid, pt, g);
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    __m256i ri[2][2];
+    __m256d in[2] = {_mm256_cmp_pd(zero, zero, _CMP_EQ_OQ), _mm256_cmp_pd(zero, zero, _CMP_EQ_OQ)};
+    for (int h = 0; h < 2; h++)
+        for (int a = 0; a < 2; a++) {
+            const int64_t L = p->in[2 - a];
+            const __m256d Lm1 = _mm256_set1_pd((double)(L - 1));
+            __m256d u;
+            if (!p->onnx) {
+                const __m128 gf = _mm256_cvtpd_ps(g[h][a]), onef = _mm_set1_ps(1.0f);
+                const __m128 twof = _mm_set1_ps(2.0f), Lf = _mm_set1_ps((float)L);
+                const __m128 uf =
+                    p->align ? _mm_div_ps(_mm_mul_ps(_mm_add_ps(gf, onef), _mm_sub_ps(Lf, onef)), twof)
+                             : _mm_div_ps(_mm_sub_ps(_mm_mul_ps(_mm_add_ps(gf, onef), Lf), onef), twof);
+                u = _mm256_cvtps_pd(uf);
+            } else {
+                u = p->align
+                        ? _mm256_mul_pd(_mm256_div_pd(_mm256_add_pd(g[h][a], one), _mm256_set1_pd(2.0)),
+                                        Lm1)
+                        : _mm256_div_pd(_mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(g[h][a], one),
+                                                                    _mm256_set1_pd((double)L)),
+                                                      one),
+                                        _mm256_set1_pd(2.0));
+            }
+            const __m256d au = _mm256_andnot_pd(_mm256_set1_pd(-0.0), u);
+            if (_mm256_movemask_pd(_mm256_cmp_pd(au, _mm256_set1_pd(1e9), _CMP_LT_OQ)) != 0xF)
+                return 0;
+            __m256d f = _mm256_floor_pd(u);
+            const __m256d d = _mm256_sub_pd(u, f);
+            if (_mm256_movemask_pd(_mm256_cmp_pd(d, half, _CMP_EQ_OQ)))
+                return 0;
+            f = _mm256_add_pd(f, _mm256_and_pd(_mm256_cmp_pd(d, half, _CMP_GT_OQ), one));
+            if (p->pad == DRS_GRID_PAD_ZEROS)
+                in[h] = _mm256_and_pd(in[h], _mm256_and_pd(_mm256_cmp_pd(f, zero, _CMP_GE_OQ),
+                                                           _mm256_cmp_pd(f, Lm1, _CMP_LE_OQ)));
+            else
+                f = _mm256_blendv_pd(_mm256_blendv_pd(f, Lm1, _mm256_cmp_pd(f, Lm1, _CMP_GT_OQ)), zero,
+                                     _mm256_cmp_pd(f, zero, _CMP_LT_OQ));
+            ri[h][a] = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(f)); /* |f| <= 1e9 */
+        }
+    const __m256i W = _mm256_set1_epi64x(p->in[2]);
+    for (int h = 0; h < 2; h++) {
+        const __m256i m = _mm256_castpd_si256(in[h]);
+        const __m256i o = _mm256_add_epi64(_mm256_mul_epi32(ri[h][1], W), ri[h][0]);
+        _mm256_storeu_si256((__m256i *)(void *)(off + 4 * h), _mm256_and_si256(o, m));
+        /* the low 32 bits of each 64-bit mask lane, as 0 or 1 */
+        const __m128i m32 = _mm256_castsi256_si128(
+            _mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+        _mm_storeu_si128((__m128i *)(void *)(nt + 4 * h), _mm_and_si128(m32, _mm_set1_epi32(1)));
+    }
+    return 1;
+}
 #endif
+
+static int gs_vnearest(int level, const drs_gs_plan *p, const drs_tensor *grid, int64_t pt,
+                       int64_t *off, int32_t *nt)
+{
+#if DRS_SIMD_MULTI
+    return level == DRS_SIMD_AVX512 ? gs_vnearest_avx512(p, grid, pt, off, nt)
+                                    : gs_vnearest_avx2(p, grid, pt, off, nt);
+#else
+    (void)level, (void)p, (void)grid, (void)pt, (void)off, (void)nt;
+    return 0;
+#endif
+}
 
 /* The taps of a block's np points (from pt0) for the vector groups: each
  * group straight from the grid (gs_vtaps_*) or, failing that, through the

@@ -33,6 +33,8 @@ typedef struct spec {
     int pad;      /* GridSample padding */
     int align;    /* GridSample align_corners */
     int rank5;    /* GridSample 5-D */
+    int gs9;      /* GridSample-9 (OpenVINO) instead of GridSample-16/20 (ONNX), with a
+                     grid of special values (see special_grid) */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -169,12 +171,30 @@ static drs_status run_resample(const spec *s, uint64_t *h)
     return st;
 }
 
+/* Every third grid value of a float grid of n values replaced by a special
+ * one: the edges -1 and 1 (rounding ties of nearest without align_corners),
+ * coordinates on a pixel center or half-way between two, far outside, huge,
+ * infinite, NaN; the vector paths leave such points to the scalar ones. */
+static void special_grid(drs_dtype dt, void *g, int64_t n)
+{
+    static const double sv[] = {-1.0, 1.0, 0.0, 1.0 / 37.0, -3.0 / 41.0, 0.5, -0.5, 2.5, -7.0,
+                                1e10, -1e10, 3e38, -1e300, 1e300, 0.0 / 0.0, 1.0 / 0.0, -1.0 / 0.0};
+    const int k = (int)(sizeof sv / sizeof sv[0]);
+    for (int64_t i = 0; i < n; i += 3) {
+        const double v = sv[(i / 3) % k];
+        if (dt == DRS_F32) /* (a finite value past float's range: +-3e38) */
+            ((float *)g)[i] = (float)(v > 3e38 && v < 1e308 ? 3e38 : (v < -3e38 && v > -1e308 ? -3e38 : v));
+        else if (dt == DRS_F64)
+            ((double *)g)[i] = v;
+    }
+}
+
 /* GridSample: data [2, 8, 41, 37] with a grid [2, 33, 35, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
 {
-    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(s->rank5 ? 20 : 16);
+    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(s->gs9 ? 9 : s->rank5 ? 20 : 16);
     ga.mode = (drs_grid_mode)s->mode;
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
@@ -196,6 +216,8 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     const size_t es = drs_dtype_size(s->dt);
     x.data = fill(s->dt, numel(&x), 5, -1.0, 1.0);
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
+    if (s->gs9)
+        special_grid(s->dt, g.data, numel(&g));
     if (!s->bwd) {
         y.data = malloc((size_t)numel(&y) * es);
         st = drs_grid_sample_forward(&y, &x, &g, &ga);
@@ -233,7 +255,7 @@ static void add(spec s)
     g_spec[g_n] = s;
     if (s.fam == GRID)
         snprintf(g_name[g_n], sizeof g_name[g_n], "%s-%s/%s/%s/align=%d/%s/%s", fam[s.fam],
-                 s.rank5 ? "5d" : "4d", drs_grid_mode_str((drs_grid_mode)s.mode, 20),
+                 s.gs9 ? "9-4d" : s.rank5 ? "5d" : "4d", drs_grid_mode_str((drs_grid_mode)s.mode, 20),
                  drs_grid_padding_str((drs_grid_padding)s.pad), s.align, drs_dtype_name(s.dt),
                  s.bwd ? "backward" : "forward");
     else
@@ -259,9 +281,9 @@ static void build_cases(void)
                         continue;
                     for (int t = 0; t < 6; t++) /* forward: every dtype on the odd scales */
                         if (t < 2 || sc == 0)
-                            add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 0, sc, 0, 0, 0});
+                            add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0});
                     for (int t = 0; t < 2; t++)
-                        add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 1, sc, 0, 0, 0});
+                        add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0});
                 }
     for (int m = 0; m < 7; m++)
         for (int nhwc = 0; nhwc < 2; nhwc++)
@@ -271,9 +293,9 @@ static void build_cases(void)
                 const int aa = imodes[m] == DRS_MODE_LINEAR || imodes[m] == DRS_MODE_CUBIC;
                 for (int t = 0; t < 6; t++)
                     if (t < 2 || sc == 0)
-                        add((spec){INTERP, all[t], imodes[m], aa, nhwc, 0, sc, 0, 0, 0});
+                        add((spec){INTERP, all[t], imodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0});
                 for (int t = 0; t < 2; t++)
-                    add((spec){INTERP, all[t], imodes[m], aa, nhwc, 1, sc, 0, 0, 0});
+                    add((spec){INTERP, all[t], imodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0});
             }
     for (int m = 0; m < 4; m++)
         for (int aa = 0; aa < 2; aa++)
@@ -281,7 +303,7 @@ static void build_cases(void)
                 if (aa && !(tmodes[m] == DRS_TORCH_BILINEAR || tmodes[m] == DRS_TORCH_BICUBIC))
                     continue;
                 for (int bwd = 0; bwd < 2; bwd++)
-                    add((spec){TORCH, DRS_F32, tmodes[m], aa, 0, bwd, sc, 0, 0, 0});
+                    add((spec){TORCH, DRS_F32, tmodes[m], aa, 0, bwd, sc, 0, 0, 0, 0});
             }
     for (int r5 = 0; r5 < 2; r5++)
         for (int m = 0; m < 3; m++)
@@ -291,7 +313,9 @@ static void build_cases(void)
                         for (int bwd = 0; bwd < 2; bwd++) {
                             if (r5 && m == DRS_GRID_BICUBIC && (al || t))
                                 continue; /* 5-D tricubic: a few, it is the slowest */
-                            add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5});
+                            add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5, 0});
+                            if (!r5 && m != DRS_GRID_BICUBIC) /* GridSample-9, special grids */
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 1});
                         }
 }
 
