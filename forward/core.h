@@ -135,6 +135,15 @@ typedef enum drs_param {
 drs_status drs_table_build(const drs_axis_plan *ap, drs_table *t, int want_float, drs_param param);
 /* Keys cubic weights (and d/dt) of taps floor(c)-1..floor(c)+2, t = c - floor(c). */
 void drs_cubic_taps(double a, double t, double w[4], double dwdt[4]);
+/* The weights of drs_cubic_taps alone (the same operations). */
+static inline void drs_cubic_weights(double a, double t, double w[4])
+{
+    const double r1 = t + 1.0, q = 1.0 - t, q1 = q + 1.0;
+    w[0] = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a;
+    w[1] = ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+    w[2] = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
+    w[3] = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a;
+}
 double drs_coord_deriv(const drs_axis_plan *ap, int64_t o, drs_param param);
 void drs_table_free(drs_table *t);
 /* Source coordinate of output o (before any clamping). Exposed for tests/backward. */

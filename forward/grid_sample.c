@@ -1459,6 +1459,32 @@ static int gs_tiled_ok(const drs_gs_plan *p)
            p->max_taps == 16;
 }
 
+/* A 2-D bicubic point whose 16 taps are a whole 4x4 box inside the plane,
+ * 1 <= u < L - 2 on both axes (no padding, clamp or reflection applies):
+ * the box's top left pixel (r0, c0) and the weights in the order and with
+ * the operations of gs_taps_2d (axis_coord's denorm, floor, the cubic
+ * weights, wy[j] * wx[k]); 0 for any other point (the general way). */
+GS_INLINE int gs_cubic_box(const drs_gs_plan *p, double gx, double gy, int64_t *r0, int64_t *c0,
+                           double *w)
+{
+    double wa[2][4], x0[2];
+    for (int a = 0; a < 2; a++) { /* a = 0: y (H), 1: x (W) */
+        const int64_t L = p->in[1 + a];
+        double dudg;
+        const double u = denorm(a ? gx : gy, L, p->align, &dudg);
+        if (!(u >= 1.0 && u < (double)L - 2.0)) /* (false for a NaN) */
+            return 0;
+        x0[a] = floor(u);
+        drs_cubic_weights(-0.75, u - x0[a], wa[a]);
+    }
+    *r0 = (int64_t)x0[0] - 1;
+    *c0 = (int64_t)x0[1] - 1;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++)
+            w[j * 4 + k] = wa[0][j] * wa[1][k];
+    return 1;
+}
+
 static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
                                  float *y)
 {
@@ -1478,11 +1504,29 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
         int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column */
         double buf[GS_TILE_PIX * GS_TCG];
         float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
-        for (int i = 0; i < th; i++) { /* the taps, one tile row at a time */
-            const drs_gs_block bt = {off + (int64_t)i * T * mt, w + (int64_t)i * T * mt,
-                                     nt + i * T, {NULL, NULL, NULL}, NULL};
-            drs_gs_block_taps(p, grid, n * P + (i0 + i) * Wo + j0, tw, &bt);
-        }
+        int64_t bxr[GS_TSIDE * GS_TSIDE], bxc[GS_TSIDE * GS_TSIDE]; /* a box's top left */
+        uint8_t box[GS_TSIDE * GS_TSIDE];
+        for (int i = 0; i < th; i++) /* the taps: a whole box, else the general way */
+            for (int j = 0; j < tw; j++) {
+                const int b = i * T + j;
+                const int64_t pt = n * P + (i0 + i) * Wo + j0 + j;
+                const double gx = grid->dtype == DRS_F32 ? (double)((const float *)grid->data)[2 * pt]
+                                                         : ((const double *)grid->data)[2 * pt];
+                const double gy = grid->dtype == DRS_F32
+                                      ? (double)((const float *)grid->data)[2 * pt + 1]
+                                      : ((const double *)grid->data)[2 * pt + 1];
+                int64_t *o = off + (int64_t)b * mt;
+                box[b] = (uint8_t)gs_cubic_box(p, gx, gy, bxr + b, bxc + b, w + (int64_t)b * mt);
+                if (box[b]) {
+                    nt[b] = mt;
+                    for (int k = 0; k < mt; k++)
+                        o[k] = (bxr[b] + k / R) * W + bxc[b] + k % R;
+                } else {
+                    const drs_gs_block bt = {o, w + (int64_t)b * mt, nt + b, {NULL, NULL, NULL},
+                                             NULL};
+                    drs_gs_block_taps(p, grid, pt, 1, &bt);
+                }
+            }
         /* each tap's row and column; with all its taps, a point's taps come
          * in rows of R sharing a plane row (the outer product's order) */
         int64_t ng = 0, nbad = 0, rmin = INT64_MAX, rmax = -1, cmin = INT64_MAX, cmax = -1;
@@ -1493,6 +1537,13 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
                 const int full = nt[b] == mt;
                 pq[ng] = b;
                 bi[ng] = b;
+                if (box[b]) { /* rows bxr..bxr + 3, columns bxc..bxc + 3 */
+                    rmin = bxr[b] < rmin ? bxr[b] : rmin;
+                    rmax = bxr[b] + R - 1 > rmax ? bxr[b] + R - 1 : rmax;
+                    cmin = bxc[b] < cmin ? bxc[b] : cmin;
+                    cmax = bxc[b] + R - 1 > cmax ? bxc[b] + R - 1 : cmax;
+                    continue;
+                }
                 int64_t r = 0;
                 for (int k = 0; k < nt[b]; k++) {
                     if (!full || k % R == 0)
@@ -1521,6 +1572,14 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
         }
         for (int64_t g = 0; g < ng; g++) { /* the box's pixel of each tap; missing: the zero pixel */
             const int b = bi[g];
+            if (box[b]) {
+                const int32_t t0 = (int32_t)((bxr[b] - rmin) * bw + (bxc[b] - cmin));
+                for (int k = 0; k < mt; k++) {
+                    to[g * mt + k] = t0 + (int32_t)(k / R * bw + k % R);
+                    wg[g * mt + k] = w[(int64_t)b * mt + k];
+                }
+                continue;
+            }
             for (int k = 0; k < mt; k++) {
                 const int have = k < nt[b];
                 to[g * mt + k] = have ? (int32_t)((rs[(g * mt + k) * 2] - rmin) * bw +

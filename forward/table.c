@@ -335,10 +335,7 @@ static double keys_d(double a, double u)
 void drs_cubic_taps(double a, double t, double w[4], double dwdt[4])
 {
     const double r1 = t + 1.0, q = 1.0 - t, q1 = q + 1.0;
-    w[0] = ((a * r1 - 5.0 * a) * r1 + 8.0 * a) * r1 - 4.0 * a;
-    w[1] = ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
-    w[2] = ((a + 2.0) * q - (a + 3.0)) * q * q + 1.0;
-    w[3] = ((a * q1 - 5.0 * a) * q1 + 8.0 * a) * q1 - 4.0 * a;
+    drs_cubic_weights(a, t, w);
     dwdt[0] = keys_d(a, r1);
     dwdt[1] = keys_d(a, t);
     dwdt[2] = -keys_d(a, q);
