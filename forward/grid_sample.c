@@ -720,7 +720,8 @@ static int gs_vnearest(int level, const drs_gs_plan *p, const drs_tensor *grid, 
 
 /* 2-D points [pt0, pt0 + np) of one mode (a constant after inlining).
  * Nearest with zeros or border padding on an AVX2 or AVX-512 CPU takes
- * groups of DRS_GS_VP points through gs_vnearest first (the same taps). */
+ * groups of DRS_GS_VP points through gs_vnearest first (the same taps; the
+ * unused slots of a point without a tap are written too). */
 GS_INLINE void gs_block_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, const drs_tensor *grid,
                                 int64_t pt0, int64_t np, const drs_gs_block *b)
 {
@@ -1348,16 +1349,16 @@ GS_FORWARD(int64_t, gs_forward_i64,
            GS_PAIR_INT, 0)
 
 /* ------------------------------------------------- 2-D f32, tiled */
-/* A 2-D f32 forward over square tiles of output points (DRS_GS_BLOCK_ENTRIES
- * taps per tile) and groups of GS_TCG channels.  A point whose taps form
- * rows of R adjacent pixels (R = 1, 2, 4 for nearest, bilinear, bicubic: no
- * clamped, reflected or missing tap) reads them from a copy of the tile's
- * input box, in double with the group's channels interleaved; the lanes of
- * one vector are the channels, so a tap is one load, one broadcast weight,
- * one multiply and one add for GS_TCG channels.  Lane c computes acc = 0.0
- * + w[0] * x[o[0]] + ... in tap order, the operations of GS_DOT (a weight
- * of 1.0 times a pixel is the pixel): the same bits as the row kernels.
- * The other points of the tile take GS_DOT per channel. */
+/* The 2-D bicubic f32 forward over square tiles of output points
+ * (DRS_GS_BLOCK_ENTRIES taps per tile) and groups of GS_TCG channels.  The
+ * points of a tile read their taps from a copy of the tile's input box (the
+ * rows and columns its taps span), in double with the group's channels
+ * interleaved; a missing tap (zeros padding) reads a zero pixel after the
+ * box.  The lanes of one vector are the channels, so a tap is one load, one
+ * broadcast weight, one multiply and one add for GS_TCG channels.  Lane c
+ * computes acc = 0.0 + w[0] * x[o[0]] + ... in tap order, the operations of
+ * GS_DOT: the same bits as the row kernels.  A tile whose box is larger
+ * than GS_TILE_PIX takes GS_DOT per point and channel. */
 #define GS_TCG 8           /* channels per group: the lanes */
 #define GS_TILE_PIX 512    /* the largest input box copied (pixels) */
 #define GS_TSIDE 8         /* tile side: GS_TSIDE^2 points of 16 taps */
@@ -1501,7 +1502,7 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
         double w[DRS_GS_BLOCK_ENTRIES], wg[DRS_GS_BLOCK_ENTRIES];
         int32_t nt[DRS_GS_BLOCK_ENTRIES], to[DRS_GS_BLOCK_ENTRIES];
         int32_t pq[GS_TSIDE * GS_TSIDE], bi[GS_TSIDE * GS_TSIDE]; /* output, tile slot */
-        int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column */
+        int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column (not of boxes) */
         double buf[GS_TILE_PIX * GS_TCG];
         float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
         int64_t bxr[GS_TSIDE * GS_TSIDE], bxc[GS_TSIDE * GS_TSIDE]; /* a box's top left */

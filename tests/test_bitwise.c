@@ -15,6 +15,7 @@
  * The shapes are large enough for the library's parallel paths. */
 #include <dresample.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,8 @@ typedef struct spec {
     int pad;      /* GridSample padding */
     int align;    /* GridSample align_corners */
     int rank5;    /* GridSample 5-D */
-    int gs9;      /* GridSample-9 (OpenVINO) instead of GridSample-16/20 (ONNX), with a
-                     grid of special values (see special_grid) */
+    int special;  /* GridSample 2-D with a grid of special values (special_grid):
+                     1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX) */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -172,17 +173,19 @@ static drs_status run_resample(const spec *s, uint64_t *h)
 }
 
 /* Every third grid value of a float grid of n values replaced by a special
- * one: the edges -1 and 1 (rounding ties of nearest without align_corners),
- * coordinates on a pixel center or half-way between two, far outside, huge,
- * infinite, NaN; the vector paths leave such points to the scalar ones. */
+ * one: the edges -1 and 1 and -7 (rounding ties of nearest without
+ * align_corners on these odd lengths), 0 (a pixel center), +-0.5 and 2.5
+ * (pixel centers with align_corners), values far outside, huge (past
+ * float's range: +-3e38 in an f32 grid), infinite, NaN.  The vector paths
+ * leave a group with such a point to the scalar ones. */
 static void special_grid(drs_dtype dt, void *g, int64_t n)
 {
     static const double sv[] = {-1.0, 1.0, 0.0, 1.0 / 37.0, -3.0 / 41.0, 0.5, -0.5, 2.5, -7.0,
-                                1e10, -1e10, 3e38, -1e300, 1e300, 0.0 / 0.0, 1.0 / 0.0, -1.0 / 0.0};
+                                1e10, -1e10, 3e38, -1e300, 1e300, NAN, INFINITY, -INFINITY};
     const int k = (int)(sizeof sv / sizeof sv[0]);
     for (int64_t i = 0; i < n; i += 3) {
         const double v = sv[(i / 3) % k];
-        if (dt == DRS_F32) /* (a finite value past float's range: +-3e38) */
+        if (dt == DRS_F32) /* (a finite value past float's range becomes +-3e38) */
             ((float *)g)[i] = (float)(v > 3e38 && v < 1e308 ? 3e38 : (v < -3e38 && v > -1e308 ? -3e38 : v));
         else if (dt == DRS_F64)
             ((double *)g)[i] = v;
@@ -194,7 +197,7 @@ static void special_grid(drs_dtype dt, void *g, int64_t n)
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
 {
-    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(s->gs9 ? 9 : s->rank5 ? 20 : 16);
+    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(s->special == 1 ? 9 : s->rank5 ? 20 : 16);
     ga.mode = (drs_grid_mode)s->mode;
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
@@ -216,7 +219,7 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     const size_t es = drs_dtype_size(s->dt);
     x.data = fill(s->dt, numel(&x), 5, -1.0, 1.0);
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
-    if (s->gs9)
+    if (s->special)
         special_grid(s->dt, g.data, numel(&g));
     if (!s->bwd) {
         y.data = malloc((size_t)numel(&y) * es);
@@ -255,7 +258,7 @@ static void add(spec s)
     g_spec[g_n] = s;
     if (s.fam == GRID)
         snprintf(g_name[g_n], sizeof g_name[g_n], "%s-%s/%s/%s/align=%d/%s/%s", fam[s.fam],
-                 s.gs9 ? "9-4d" : s.rank5 ? "5d" : "4d", drs_grid_mode_str((drs_grid_mode)s.mode, 20),
+                 s.special == 1 ? "9-4d-special" : s.special == 2 ? "16-4d-special" : s.rank5 ? "5d" : "4d", drs_grid_mode_str((drs_grid_mode)s.mode, 20),
                  drs_grid_padding_str((drs_grid_padding)s.pad), s.align, drs_dtype_name(s.dt),
                  s.bwd ? "backward" : "forward");
     else
@@ -314,8 +317,8 @@ static void build_cases(void)
                             if (r5 && m == DRS_GRID_BICUBIC && (al || t))
                                 continue; /* 5-D tricubic: a few, it is the slowest */
                             add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5, 0});
-                            if (!r5 && m != DRS_GRID_BICUBIC) /* GridSample-9, special grids */
-                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 1});
+                            for (int sp = 1; sp <= 2 && !r5 && m != DRS_GRID_BICUBIC; sp++)
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp});
                         }
 }
 
