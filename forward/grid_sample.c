@@ -735,14 +735,14 @@ GS_INLINE void gs_block_taps_2d(const drs_gs_plan *p, drs_grid_mode mode, const 
     for (int64_t i = 0; i < np; i++) {
         if (vnear && i % DRS_GS_VP == 0 && i + DRS_GS_VP <= np &&
             gs_vnearest(vnear, p, grid, pt0 + i, b->off + i, b->nt + i)) { /* (mt is 1) */
-            for (int l = 0; l < DRS_GS_VP; l++, i++) {
-                b->w[i] = 1.0;
+            for (int64_t k = i; k < i + DRS_GS_VP; k++) {
+                b->w[k] = 1.0;
                 if (grad) {
-                    b->dw[1][i] = b->dw[2][i] = 0.0;
-                    b->m[3 * i] = b->m[3 * i + 1] = b->m[3 * i + 2] = 0.0;
+                    b->dw[1][k] = b->dw[2][k] = 0.0;
+                    b->m[3 * k] = b->m[3 * k + 1] = b->m[3 * k + 2] = 0.0;
                 }
             }
-            i--;
+            i += DRS_GS_VP - 1;
             continue;
         }
         const int64_t e = i * mt;
@@ -1511,13 +1511,10 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
             for (int j = 0; j < tw; j++) {
                 const int b = i * T + j;
                 const int64_t pt = n * P + (i0 + i) * Wo + j0 + j;
-                const double gx = grid->dtype == DRS_F32 ? (double)((const float *)grid->data)[2 * pt]
-                                                         : ((const double *)grid->data)[2 * pt];
-                const double gy = grid->dtype == DRS_F32
-                                      ? (double)((const float *)grid->data)[2 * pt + 1]
-                                      : ((const double *)grid->data)[2 * pt + 1];
+                double g[3]; /* x, y */
+                drs_gs_read_point(p, grid, pt, g);
                 int64_t *o = off + (int64_t)b * mt;
-                box[b] = (uint8_t)gs_cubic_box(p, gx, gy, bxr + b, bxc + b, w + (int64_t)b * mt);
+                box[b] = (uint8_t)gs_cubic_box(p, g[0], g[1], bxr + b, bxc + b, w + (int64_t)b * mt);
                 if (box[b]) {
                     nt[b] = mt;
                     for (int k = 0; k < mt; k++)

@@ -186,7 +186,8 @@ static void special_grid(drs_dtype dt, void *g, int64_t n)
     for (int64_t i = 0; i < n; i += 3) {
         const double v = sv[(i / 3) % k];
         if (dt == DRS_F32) /* (a finite value past float's range becomes +-3e38) */
-            ((float *)g)[i] = (float)(v > 3e38 && v < 1e308 ? 3e38 : (v < -3e38 && v > -1e308 ? -3e38 : v));
+            ((float *)g)[i] =
+                (float)(v > 3e38 && v < 1e308 ? 3e38 : (v < -3e38 && v > -1e308 ? -3e38 : v));
         else if (dt == DRS_F64)
             ((double *)g)[i] = v;
     }
@@ -197,7 +198,8 @@ static void special_grid(drs_dtype dt, void *g, int64_t n)
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
 {
-    drs_grid_sample_attrs ga = drs_grid_sample_attrs_default(s->special == 1 ? 9 : s->rank5 ? 20 : 16);
+    drs_grid_sample_attrs ga =
+        drs_grid_sample_attrs_default(s->special == 1 ? 9 : s->rank5 ? 20 : 16);
     ga.mode = (drs_grid_mode)s->mode;
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
@@ -258,7 +260,11 @@ static void add(spec s)
     g_spec[g_n] = s;
     if (s.fam == GRID)
         snprintf(g_name[g_n], sizeof g_name[g_n], "%s-%s/%s/%s/align=%d/%s/%s", fam[s.fam],
-                 s.special == 1 ? "9-4d-special" : s.special == 2 ? "16-4d-special" : s.rank5 ? "5d" : "4d", drs_grid_mode_str((drs_grid_mode)s.mode, 20),
+                 s.special == 1   ? "9-4d-special"
+                 : s.special == 2 ? "16-4d-special"
+                 : s.rank5        ? "5d"
+                                  : "4d",
+                 drs_grid_mode_str((drs_grid_mode)s.mode, 20),
                  drs_grid_padding_str((drs_grid_padding)s.pad), s.align, drs_dtype_name(s.dt),
                  s.bwd ? "backward" : "forward");
     else
