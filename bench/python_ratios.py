@@ -3,7 +3,7 @@
 
 Usage: venv/bin/python bench/python_ratios.py PATH/TO/bench [--threads 1] [--runs R]
                         [--warmup K] [--workload W1,W8,...] [--smoke] [--tolerance 0.10]
-                        [--rounds K] [--best] [--interleave]
+                        [--rounds K] [--best] [--interleave] [--cpu-time]
 
 For each workload W1..W12 of bench/bench.c it runs the C benchmark once
 (--json) and then, in this process, times on the same shapes, inputs and
@@ -22,6 +22,10 @@ Per workload this is done in --rounds rounds (default 3), each one run of the
 C bench followed by the in-process blocks (their order rotating from round to
 round), and every time is the median over the rounds, so that a change of the
 machine's speed during the run hits the C bench and the wrapper alike.
+With --cpu-time (needs --threads 1) every side times the calling thread's
+CPU time instead of wall time (the C bench with its own --cpu-time): on a
+shared or virtual machine this leaves out the time the thread waits while
+another process, or the hypervisor, has its core.
 
 It prints per workload the C ratio (C time / PyTorch time), the wrapper ratio
 (wrapper time / PyTorch time) and their quotient; the target is a quotient
@@ -155,10 +159,12 @@ def timed(fns, warmup, runs, threads, rotate=0):
     names = names[rotate % len(names):] + names[:rotate % len(names)]
     ts = {k: [] for k in fns}
 
+    clock = time.thread_time if CPU_TIME[0] else time.perf_counter
+
     def call(k):
-        t0 = time.perf_counter()
+        t0 = clock()
         fns[k]()
-        ts[k].append((time.perf_counter() - t0) * 1e3)
+        ts[k].append((clock() - t0) * 1e3)
     if INTERLEAVE[0]:
         for k in names:
             for _ in range(warmup):
@@ -178,6 +184,7 @@ def timed(fns, warmup, runs, threads, rotate=0):
 
 BEST = [False]
 INTERLEAVE = [False]
+CPU_TIME = [False]
 
 
 def main():
@@ -193,20 +200,28 @@ def main():
     ap.add_argument("--best", action="store_true", help="fastest call instead of the median")
     ap.add_argument("--interleave", action="store_true",
                     help="time the contenders call by call instead of in blocks")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="time the calling thread's CPU time (C bench and this process; "
+                         "needs --threads 1)")
     ap.add_argument("--rounds", type=int, default=3,
                     help="per workload, this many rounds of (C bench run, in-process timing); "
                          "each time is the median over the rounds (default 3)")
     args = ap.parse_args()
     BEST[0] = args.best
     INTERLEAVE[0] = args.interleave
+    CPU_TIME[0] = args.cpu_time
+    if args.cpu_time and args.threads != 1:
+        ap.error("--cpu-time needs --threads 1 (it times the calling thread)")
     bench = os.path.abspath(args.bench)
     names = ct.list_workloads(bench, args.workload, args.smoke)
     common = ["--runs", str(args.runs), "--warmup", str(args.warmup), "--threads",
-              str(args.threads)] + (["--smoke"] if args.smoke else [])
+              str(args.threads)] + (["--smoke"] if args.smoke else []) + (
+                  ["--cpu-time"] if args.cpu_time else [])
     print(f"dresample {dresample.__version__} torch wrappers vs the C bench, PyTorch "
           f"{torch.__version__}, threads {args.threads}, runs {args.runs} "
           f"({'fastest' if args.best else 'median'}, "
-          f"{'interleaved' if args.interleave else 'in blocks'}), "
+          f"{'interleaved' if args.interleave else 'in blocks'}"
+          f"{', thread CPU time' if args.cpu_time else ''}), "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
     hdr = (f"{'name':<4} | {'C fwd':>8} {'C spr':>5} {'wrap':>8} {'torch':>8} {'C r':>5} "
            f"{'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | {'C bwd':>8} {'C spr':>5} {'wrap':>8} "
