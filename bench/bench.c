@@ -20,7 +20,16 @@
  * Threads: drs_set_num_threads(T) for each count of --threads (e.g. 1,2):
  * the timed calls of the counts are interleaved (T1, T2, T1, T2, ...) so that
  * a change in the machine's load hits every count alike; one record per count.
- * The copy probe uses as many threads. */
+ * The copy probe uses as many threads.
+ *
+ * --bound adds, per workload, phase and thread count, the traffic bound: the
+ * time of a loop that moves exactly the phase's bytes and nothing else (reads
+ * its R bytes sequentially, writes its W bytes sequentially, R and W
+ * interleaved in proportion; the writes once with non-temporal stores and
+ * once with ordinary ones, the faster counts), with as many threads.  No
+ * implementation that reads its inputs and writes its outputs once can be
+ * faster on this machine; "%bnd" = bound / time.  The copy probe (memcpy,
+ * R = W) is the same bound for rows whose reads equal their writes only. */
 #define _POSIX_C_SOURCE 200809L
 #include <dresample.h>
 
@@ -469,6 +478,145 @@ static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread
     free(t);
 }
 
+/* ------------------------------------------------------ traffic bound */
+/* The loops use the widest vectors the CPU has (as the library's kernels
+ * do): a bound measured with narrower loads would not be one. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BENCH_X86 1
+__attribute__((target("avx512f"))) static uint64_t fold_avx512(const uint64_t *r, size_t n,
+                                                               size_t *done)
+{
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm512_xor_si512(a0, _mm512_loadu_si512((const void *)(r + i)));
+        a1 = _mm512_xor_si512(a1, _mm512_loadu_si512((const void *)(r + i + 8)));
+        a2 = _mm512_xor_si512(a2, _mm512_loadu_si512((const void *)(r + i + 16)));
+        a3 = _mm512_xor_si512(a3, _mm512_loadu_si512((const void *)(r + i + 24)));
+    }
+    *done = i;
+    return (uint64_t)_mm512_reduce_add_epi64(_mm512_xor_si512(_mm512_xor_si512(a0, a1),
+                                                              _mm512_xor_si512(a2, a3)));
+}
+__attribute__((target("avx512f"))) static void ntw_avx512(uint64_t *w, size_t n, uint64_t v)
+{
+    const __m512i x = _mm512_set1_epi64((long long)v);
+    for (size_t i = 0; i + 8 <= n; i += 8) /* w 64-byte aligned, n a multiple of 8 */
+        _mm512_stream_si512((void *)(w + i), x);
+}
+__attribute__((target("avx2"))) static uint64_t fold_avx2(const uint64_t *r, size_t n,
+                                                          size_t *done)
+{
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        a0 = _mm256_xor_si256(a0, _mm256_loadu_si256((const __m256i *)(const void *)(r + i)));
+        a1 = _mm256_xor_si256(a1, _mm256_loadu_si256((const __m256i *)(const void *)(r + i + 4)));
+    }
+    *done = i;
+    uint64_t l[4];
+    _mm256_storeu_si256((__m256i *)(void *)l, _mm256_xor_si256(a0, a1));
+    return l[0] ^ l[1] ^ l[2] ^ l[3];
+}
+__attribute__((target("avx2"))) static void ntw_avx2(uint64_t *w, size_t n, uint64_t v)
+{
+    const __m256i x = _mm256_set1_epi64x((long long)v);
+    for (size_t i = 0; i + 4 <= n; i += 4)
+        _mm256_stream_si256((__m256i *)(void *)(w + i), x);
+}
+static int g_vec = -1; /* 2: AVX-512, 1: AVX2, 0: plain loops */
+#endif
+
+/* this thread's share of r (read, xor-folded into the result) and of w
+ * (written), in chunks of 16 KiB written, each followed by the proportional
+ * part of r; w is 64-byte aligned and its share a whole number of lines */
+static uint64_t traffic_pass(const uint64_t *r, size_t nr, uint64_t *w, size_t nw, int nt_stores)
+{
+    const size_t CH = 2048; /* 64-bit words written per chunk */
+    uint64_t acc = 0;
+    size_t ri = 0, wi = 0;
+    do {
+        const size_t we = wi + CH < nw ? wi + CH : nw;
+        const size_t re = nw ? (size_t)((double)nr * (double)we / (double)nw) : nr;
+        const size_t rend = re < nr ? re : nr;
+        if (rend > ri) {
+            size_t done = 0;
+#if defined(BENCH_X86)
+            if (g_vec == 2)
+                acc ^= fold_avx512(r + ri, rend - ri, &done);
+            else if (g_vec == 1)
+                acc ^= fold_avx2(r + ri, rend - ri, &done);
+#endif
+            for (size_t i = ri + done; i < rend; i++)
+                acc ^= r[i];
+            ri = rend;
+        }
+        if (we > wi) {
+#if defined(BENCH_X86)
+            if (nt_stores && g_vec == 2)
+                ntw_avx512(w + wi, we - wi, acc);
+            else if (nt_stores && g_vec == 1)
+                ntw_avx2(w + wi, we - wi, acc);
+            else
+#endif
+                memset(w + wi, (int)(acc & 0x7f), (we - wi) * 8);
+        }
+        wi = we;
+    } while (wi < nw || ri < nr);
+#if defined(BENCH_X86)
+    if (nt_stores && g_vec > 0)
+        _mm_sfence();
+#endif
+    return acc;
+}
+
+static volatile uint64_t g_sink;
+
+/* The traffic bound of rbytes read + wbytes written (ms, the median of runs,
+ * the faster of non-temporal and ordinary stores), with the current thread
+ * count. */
+static double traffic_bound_ms(size_t rbytes, size_t wbytes, int warmup, int runs)
+{
+#if defined(BENCH_X86)
+    if (g_vec < 0)
+        g_vec = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
+    const size_t nr = rbytes / 8, nw = wbytes / 64 * 8; /* whole lines written */
+    uint64_t *r = xalloc(nr * 8 + 8), *w = xalloc(nw * 8 + 8);
+    for (size_t i = 0; i < nr; i++)
+        r[i] = i * 0x9E3779B97F4A7C15u;
+    double *t = malloc((size_t)runs * sizeof *t), best = INFINITY;
+    if (!t) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    for (int nt_stores = 0; nt_stores < 2; nt_stores++) {
+        for (int it = -warmup; it < runs; it++) {
+            const double t0 = now_ms();
+            uint64_t acc = 0;
+#pragma omp parallel reduction(^ : acc)
+            {
+                const size_t T = (size_t)omp_get_num_threads(), id = (size_t)omp_get_thread_num();
+                /* whole 64-byte lines per thread */
+                const size_t cr = (nr / T + 7) / 8 * 8, cw = (nw / T + 7) / 8 * 8;
+                const size_t r0 = cr * id < nr ? cr * id : nr, r1 = r0 + cr < nr ? r0 + cr : nr;
+                const size_t w0 = cw * id < nw ? cw * id : nw, w1 = w0 + cw < nw ? w0 + cw : nw;
+                acc ^= traffic_pass(r + r0, r1 - r0, w + w0, w1 - w0, nt_stores);
+            }
+            g_sink = acc;
+            if (it >= 0)
+                t[it] = now_ms() - t0;
+        }
+        const timing m = summarize(t, runs, 0);
+        best = m.med < best ? m.med : best;
+    }
+    free(t);
+    free(r);
+    free(w);
+    return best;
+}
+
 /* ------------------------------------------------------------ copy probe */
 static timing copy_probe(size_t bytes, int warmup, int runs)
 {
@@ -532,7 +680,7 @@ static void usage(void)
 {
     printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
            "             [--phase fwd|bwd] [--json]"
-           " [--smoke] [--no-copy] [--cpu-time] [--list] [--w12-mode M]\n"
+           " [--smoke] [--no-copy] [--bound] [--cpu-time] [--list] [--w12-mode M]\n"
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
@@ -542,6 +690,8 @@ static void usage(void)
            "  --json        one JSON object per line (what compare_torch.py reads)\n"
            "  --smoke       tiny shapes (for the ctest smoke run; times nothing meaningful)\n"
            "  --no-copy     skip the copy-bandwidth probe\n"
+           "  --bound       per row and phase also time its traffic bound: a loop moving\n"
+           "                exactly the phase's bytes (%%bnd = bound / time)\n"
            "  --cpu-time    time the calling thread's CPU time, not wall time (--threads 1\n"
            "                only: on a loaded machine it leaves out the time slices lost to\n"
            "                other processes; DRS_SIMD=baseline|avx2|avx512 picks the kernels)\n"
@@ -572,7 +722,7 @@ static void json_timing(const char *key, timing t)
 
 int main(int argc, char **argv)
 {
-    int runs = 7, warmup = 2, json = 0, smoke = 0, do_copy = 1, phases = 3;
+    int runs = 7, warmup = 2, json = 0, smoke = 0, do_copy = 1, phases = 3, bound = 0;
     thread_list tl = {1, {1}};
     const char *filter = NULL;
     for (int i = 1; i < argc; i++) {
@@ -619,6 +769,8 @@ int main(int argc, char **argv)
             smoke = 1;
         else if (!strcmp(a, "--no-copy"))
             do_copy = 0;
+        else if (!strcmp(a, "--bound"))
+            bound = 1;
         else if (!strcmp(a, "--cpu-time"))
             g_clock = CLOCK_THREAD_CPUTIME_ID;
         else if (!strcmp(a, "--list")) {
@@ -680,7 +832,10 @@ int main(int argc, char **argv)
     if (copy_only)
         return 0;
 
-    if (!json)
+    if (!json && bound)
+        printf("%-4s %3s %11s %11s %8s %8s %6s %6s  %s\n", "name", "thr", "fwd ms", "bwd ms",
+               "fwd GB/s", "bwd GB/s", "f %bnd", "b %bnd", "what");
+    else if (!json)
         printf("%-4s %3s %11s %11s %8s %8s  %s\n", "name", "thr", "fwd ms", "bwd ms", "fwd GB/s",
                "bwd GB/s", "what");
     for (int wi = 0; wi < NWL; wi++) {
@@ -694,6 +849,9 @@ int main(int argc, char **argv)
          * backward reads dy (grid sample also x and the grid), writes dx (and dgrid) */
         const double bytes_fwd = 4.0 * (double)(nx + ny + ng);
         const double bytes_bwd = 4.0 * (double)(ny + nx + (w->kind == K_GRID ? nx + 2 * ng : 0));
+        const size_t rd_fwd = 4 * (size_t)(nx + ng), wr_fwd = 4 * (size_t)ny;
+        const size_t rd_bwd = 4 * (size_t)(ny + (w->kind == K_GRID ? nx + ng : 0));
+        const size_t wr_bwd = 4 * (size_t)(nx + ng);
 
         timing tf[MAX_THREAD_COUNTS], tb[MAX_THREAD_COUNTS], ts[MAX_THREAD_COUNTS];
         phase_result rf[MAX_THREAD_COUNTS], rb[MAX_THREAD_COUNTS], rs[MAX_THREAD_COUNTS];
@@ -705,6 +863,15 @@ int main(int argc, char **argv)
             time_phase(&r, PHASE_BWD, warmup, runs, &tl, tb, rb);
         if ((phases & 2) && w->kind == K_BACKPROP)
             time_phase(&r, PHASE_BWD_SCALES, warmup, runs, &tl, ts, rs);
+        double bf[MAX_THREAD_COUNTS] = {0}, bb[MAX_THREAD_COUNTS] = {0};
+        for (int k = 0; k < tl.n && bound; k++) {
+            set_threads(tl.t[k]);
+            const int wu = warmup > 0 ? warmup : 1;
+            if (phases & 1)
+                bf[k] = traffic_bound_ms(rd_fwd, wr_fwd, wu, runs);
+            if (phases & 2)
+                bb[k] = traffic_bound_ms(rd_bwd, wr_bwd, wu, runs);
+        }
 
         for (int k = 0; k < tl.n; k++) {
             if (json) {
@@ -724,6 +891,10 @@ int main(int argc, char **argv)
                 json_timing("fwd", tf[k]);
                 json_timing("bwd", tb[k]);
                 printf(",\"bytes_fwd\":%.17g,\"bytes_bwd\":%.17g", bytes_fwd, bytes_bwd);
+                if (bound)
+                    printf(",\"bound_fwd_ms\":%.6g,\"bound_bwd_ms\":%.6g,\"read_bytes_fwd\":%zu,"
+                           "\"write_bytes_fwd\":%zu,\"read_bytes_bwd\":%zu,\"write_bytes_bwd\":%zu",
+                           bf[k], bb[k], rd_fwd, wr_fwd, rd_bwd, wr_bwd);
                 json_digest("fwd", rf[k].out);
                 json_digest("bwd", rb[k].out);
                 if (w->kind == K_GRID) {
@@ -741,6 +912,11 @@ int main(int argc, char **argv)
                     printf(",\"scales_delta\":[%.17g,%.17g]", rs[k].dscales[0], rs[k].dscales[1]);
                 }
                 printf("}\n");
+            } else if (bound) {
+                printf("%-4s %3d %11.3f %11.3f %8.2f %8.2f %6.0f %6.0f  %s\n", w->name, tl.t[k],
+                       tf[k].med, tb[k].med, bytes_fwd / (tf[k].med * 1e6),
+                       bytes_bwd / (tb[k].med * 1e6), tf[k].med > 0 ? 100.0 * bf[k] / tf[k].med : 0.0,
+                       tb[k].med > 0 ? 100.0 * bb[k] / tb[k].med : 0.0, w->what);
             } else {
                 printf("%-4s %3d %11.3f %11.3f %8.2f %8.2f  %s\n", w->name, tl.t[k], tf[k].med,
                        tb[k].med, bytes_fwd / (tf[k].med * 1e6), bytes_bwd / (tb[k].med * 1e6),

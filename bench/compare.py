@@ -29,8 +29,10 @@ anchor 1, anchor 2, ..., then the next thread count, then the next run):
   interleaved with JAX, and the JAX ratio is the child's dresample / JAX.
 
 It also runs the C bench (drs_bench --json) on the same workload for
-reference (dresample's Python-vs-C overhead) and its copy probe (the
-roofline: bytes read + written by dresample / time / copy GB/s).
+reference (dresample's Python-vs-C overhead), its copy probe (the
+roofline: bytes read + written by dresample / time / copy GB/s) and, per
+row, its traffic bound (drs_bench --bound: the time of a loop that moves
+exactly the row's bytes read and written; %bnd = that time / dresample's).
 
 Checks: every anchor's result is compared once element by element with
 dresample's (max |a - b| <= tol * max(1, max |b|), tol per anchor and
@@ -734,7 +736,8 @@ def main():
     res = {T: {} for T in threads}
     recs0 = {}
     for name in names:
-        recs = run_bench(bench, ["--threads", tlist, "--workload", name, "--no-copy"] + common)
+        recs = run_bench(bench, ["--threads", tlist, "--workload", name, "--no-copy", "--bound"]
+                         + common)
         recs0[name] = recs[0]
         d = DresCase(recs[0])
         anchors = {}
@@ -809,7 +812,7 @@ def main():
         hdr = (f"{'name':<4} {'fwd ms':>7} {'C ms':>7} " + " ".join(f"{a[:6]:>6}" for a in cols)
                + f" | {'bwd ms':>7} {'C ms':>7} "
                + " ".join(f"{a[:6]:>6}" for a in cols if a in ("torch", "jax"))
-               + f" | {'%roof f':>7} {'%roof b':>7}")
+               + f" | {'%roof f':>7} {'%roof b':>7} {'%bnd f':>6} {'%bnd b':>6}")
         print(hdr)
         print("-" * len(hdr))
         rat = {a: {"fwd": [], "bwd": []} for a in cols}
@@ -839,7 +842,11 @@ def main():
             star = "*" if name in MEMORY_BOUND else " "
             pf = 100 * c["bytes_fwd"] / (r["fwd"]["dres"] * 1e6) / cb
             pb = 100 * c["bytes_bwd"] / (r["bwd"]["dres"] * 1e6) / cb
-            print(f"{name:<3}{star} {cells[0]} | {cells[1]} | {pf:7.0f} {pb:7.0f}")
+            # the bound and the C bench's time: the same process, minutes apart at most,
+            # with no anchor's calls between (which evict the caches the package's calls find)
+            bf = 100 * c.get("bound_fwd_ms", 0.0) / max(c["fwd_ms"], 1e-9)
+            bb = 100 * c.get("bound_bwd_ms", 0.0) / max(c["bwd_ms"], 1e-9)
+            print(f"{name:<3}{star} {cells[0]} | {cells[1]} | {pf:7.0f} {pb:7.0f} {bf:6.0f} {bb:6.0f}")
             if "bwd_scales" in r:
                 s = r["bwd_scales"]["dres"]
                 line = (f"     {name} with scales_delta: {s:.2f} ms, +"
@@ -862,7 +869,9 @@ def main():
 
     print("\nratio = dresample / anchor (< 1: dresample faster); fwd/bwd ms = dresample "
           "through its Python package in this process, C ms = drs_bench in the same run; "
-          "* = memory-bound row; %roof = dresample's bytes read + written / time / copy GB/s. "
+          "* = memory-bound row; %roof = dresample's bytes read + written / time / copy GB/s; "
+          "%bnd = the row's traffic bound (drs_bench --bound: a loop moving exactly its bytes "
+          "read and written) / the C bench's time. "
           "JAX ratios pair JAX with dresample timed in the JAX child.")
     print("how each anchor expresses each workload (and the element check's tolerance):")
     tols = {"torch": "1e-4", "openvino": "1e-4", "jax": "1e-4", "cv2": "1e-4 (remap bilinear 0.05)"}
