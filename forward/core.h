@@ -321,6 +321,26 @@ int drs__stream_output(int64_t bytes, int nthr);
         }                                                                                      \
     } while (0)
 
+/* Software prefetch of sequential row reads (resample.c, backward.c): the
+ * rows a loop reads DRS_PF_BYTES ahead are requested while it works on the
+ * current ones.  On the machines measured, the hardware prefetchers alone
+ * left these reads at a fraction of the memory bandwidth (bench/README.md). */
+#ifndef DRS_PF_BYTES
+#define DRS_PF_BYTES 4096
+#endif
+/* below this many bytes read, the data comes from the caches and is not prefetched */
+#ifndef DRS_PF_MIN_BYTES
+#define DRS_PF_MIN_BYTES ((int64_t)8 << 20)
+#endif
+/* prefetch the n elements of esz bytes at p (no access: never faults) */
+static inline void drs__prefetch_span(const void *p, int64_t n, size_t esz)
+{
+    const char *c = (const char *)p;
+    const int64_t bytes = n * (int64_t)esz;
+    for (int64_t q = 0; q < bytes; q += 64)
+        __builtin_prefetch(c + q);
+}
+
 /* The tables of every pass of a plan; active[] lists the passes to run (the
  * identity passes are skipped, except the derivative pass dpass). */
 typedef struct drs_tables {

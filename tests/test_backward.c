@@ -157,6 +157,44 @@ static void adjoint(opcase *c)
     free(dx);
 }
 
+/* Output gradients larger than the caches (more than 8 MiB) are read ahead
+ * with software prefetches (the fused 2-D pass, channels-first and
+ * channels-last, and the general pass of a 3-D resize): the same adjoint
+ * identity on such shapes, so that the prefetch offsets run (under the
+ * sanitizers too) on real sizes. */
+static void large_adjoint(void)
+{
+    static const struct {
+        int rank;
+        int64_t shape[5];
+        int nax, axes[3];
+        double sc[3];
+        drs_interp_mode m;
+    } L[3] = {
+        {4, {3, 2, 256, 256}, 2, {2, 3}, {2.0, 2.0}, DRS_MODE_LINEAR},    /* 12 MiB of dy */
+        {4, {2, 256, 256, 10}, 2, {1, 2}, {2.0, 2.0}, DRS_MODE_CUBIC},    /* channels-last */
+        {5, {1, 3, 32, 64, 64}, 3, {2, 3, 4}, {2.0, 2.0, 2.0}, DRS_MODE_LINEAR}, /* 3-D */
+    };
+    for (int i = 0; i < 3; i++) {
+        opcase c;
+        memset(&c, 0, sizeof c);
+        c.family = 1;
+        c.rank = L[i].rank;
+        memcpy(c.shape, L[i].shape, sizeof L[i].shape);
+        c.ra = drs_resize_attrs_default(19);
+        c.ra.mode = L[i].m;
+        c.ra.n_axes = L[i].nax;
+        for (int a = 0; a < L[i].nax; a++) {
+            c.ra.axes[a] = L[i].axes[a];
+            c.scales[a] = L[i].sc[a];
+        }
+        c.ri = (drs_resize_inputs){NULL, 0, c.scales, L[i].nax, NULL, 0};
+        snprintf(c.name, sizeof c.name, "large Resize-19 %s rank %d case %d",
+                 drs_interp_mode_str(L[i].m), L[i].rank, i);
+        adjoint(&c);
+    }
+}
+
 /* -------------------------------------------------- finite differences */
 /* loss(θ) = <dy, F_θ x> with O fixed; θ = scales[i] (param 0) or roi[i] (1). */
 static int loss_at(opcase *c, int param, int i, double v, const double *x, const double *dy,
@@ -1208,6 +1246,7 @@ int main(void)
     sweep_resize_opsets();
     sweep_interpolate();
     sweep_torch();
+    large_adjoint();
     errors_and_modes();
     f32_scales_exact();
     fused_scales_fd();
