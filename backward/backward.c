@@ -512,8 +512,8 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
         const A *g = (const A *)c->dy + b * c->Oh * c->Ow * c->inner;                          \
         /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on  \
-         * (within image b) is requested: this sequential read ran at a fraction of the      \
-         * memory bandwidth on the hardware prefetchers alone (W1 backward 12.1 -> 8.8 ms) */ \
+         * (within image b) is requested: without it this sequential read ran well below    \
+         * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */               \
         const int64_t glen = c->Ow * c->inner, pfd = DRS_PF_BYTES / (int64_t)sizeof(A);        \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             const int64_t q0 = oh * glen + pfd, q1 = q0 + glen < c->Oh * glen ? q0 + glen      \

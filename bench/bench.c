@@ -26,9 +26,10 @@
  * time of a loop that moves exactly the phase's bytes and nothing else (reads
  * its R bytes sequentially, writes its W bytes sequentially, R and W
  * interleaved in proportion; the writes once with non-temporal stores and
- * once with ordinary ones, the faster counts), with as many threads.  No
- * implementation that reads its inputs and writes its outputs once can be
- * faster on this machine; "%bnd" = bound / time.  The copy probe (memcpy,
+ * once with ordinary ones, the faster counts), with as many threads.  An
+ * implementation that reads its inputs and writes its outputs once should
+ * not be faster on this machine (it is a measured loop, not a proof);
+ * "%bnd" = bound / time.  The copy probe (memcpy,
  * R = W) is the same bound for rows whose reads equal their writes only. */
 #define _POSIX_C_SOURCE 200809L
 #include <dresample.h>
@@ -529,16 +530,18 @@ static int g_vec = -1; /* 2: AVX-512, 1: AVX2, 0: plain loops */
 #endif
 
 /* this thread's share of r (read, xor-folded into the result) and of w
- * (written), in chunks of 16 KiB written, each followed by the proportional
- * part of r; w is 64-byte aligned and its share a whole number of lines */
+ * (written), in chunks: the share of r that goes with the next 16 KiB of w is
+ * read, then those 16 KiB written; w is 64-byte aligned and its share a whole
+ * number of lines */
 static uint64_t traffic_pass(const uint64_t *r, size_t nr, uint64_t *w, size_t nw, int nt_stores)
 {
+    (void)nt_stores; /* (only x86 has the non-temporal variant) */
     const size_t CH = 2048; /* 64-bit words written per chunk */
     uint64_t acc = 0;
     size_t ri = 0, wi = 0;
     do {
         const size_t we = wi + CH < nw ? wi + CH : nw;
-        const size_t re = nw ? (size_t)((double)nr * (double)we / (double)nw) : nr;
+        const size_t re = we == nw ? nr : (size_t)((double)nr * (double)we / (double)nw);
         const size_t rend = re < nr ? re : nr;
         if (rend > ri) {
             size_t done = 0;
@@ -582,7 +585,8 @@ static double traffic_bound_ms(size_t rbytes, size_t wbytes, int warmup, int run
     if (g_vec < 0)
         g_vec = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
 #endif
-    const size_t nr = rbytes / 8, nw = wbytes / 64 * 8; /* whole lines written */
+    /* whole 8-byte words read, whole 64-byte lines written (at most 60 bytes short) */
+    const size_t nr = rbytes / 8, nw = wbytes / 64 * 8;
     uint64_t *r = xalloc(nr * 8 + 8), *w = xalloc(nw * 8 + 8);
     for (size_t i = 0; i < nr; i++)
         r[i] = i * 0x9E3779B97F4A7C15u;
@@ -599,7 +603,8 @@ static double traffic_bound_ms(size_t rbytes, size_t wbytes, int warmup, int run
             {
                 const size_t T = (size_t)omp_get_num_threads(), id = (size_t)omp_get_thread_num();
                 /* whole 64-byte lines per thread */
-                const size_t cr = (nr / T + 7) / 8 * 8, cw = (nw / T + 7) / 8 * 8;
+                const size_t cr = ((nr + T - 1) / T + 7) / 8 * 8;
+                const size_t cw = ((nw + T - 1) / T + 7) / 8 * 8;
                 const size_t r0 = cr * id < nr ? cr * id : nr, r1 = r0 + cr < nr ? r0 + cr : nr;
                 const size_t w0 = cw * id < nw ? cw * id : nw, w1 = w0 + cw < nw ? w0 + cw : nw;
                 acc ^= traffic_pass(r + r0, r1 - r0, w + w0, w1 - w0, nt_stores);
