@@ -40,6 +40,12 @@ typedef struct drs_ttable {
      * with the same weights (2x upsampling): the interior then runs as one
      * loop over j with constant weights, which the compiler vectorises. */
     int un, per2;
+    /* downk (2..8): moreover un == 1, [j0, j1) is whole periods of downk
+     * inputs and input j's one entry is output o0 + (j - j0) / downk with the
+     * weight of input j0 + (j - j0) % downk (an integer-factor downsampling
+     * with one tap per input, e.g. area): the interior runs as a loop over
+     * outputs, each spread over downk inputs. */
+    int downk;
     int64_t j0, j1;
 } drs_ttable;
 
@@ -120,6 +126,19 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
                 per = fabs(tt->w[e + k] - tt->w[e0 + k]) <= per_tol * fabs(tt->w[e0 + k]);
         }
         tt->per2 = per;
+        /* period downk in the inputs, one output further per period */
+        if (tt->un == 1 && tt->j1 - tt->j0 >= 2) {
+            const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0];
+            int64_t k = 1;
+            while (tt->j0 + k < tt->j1 && k <= 8 && tt->o[tt->off[tt->j0 + k]] == o0)
+                k++;
+            int down = k >= 2 && k <= 8 && (tt->j1 - tt->j0) % k == 0;
+            for (int64_t j = tt->j0; j < tt->j1 && down; j++) {
+                const int64_t q = j - tt->j0, e = tt->off[j];
+                down = tt->o[e] == o0 + q / k && tt->w[e] == tt->w[tt->off[tt->j0 + q % k]];
+            }
+            tt->downk = down ? (int)k : 0;
+        }
     }
     return DRS_OK;
 }
@@ -166,6 +185,26 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         else                                                                                   \
             TROW_PER2_LOOP(A, NT, d[j] = acc)                                                  \
     } while (0)
+/* downk: the interior as outputs m, each read once and spread over K inputs
+ * with the period's weights (trow's TROW_INTERIOR(A, 1) per input: the same
+ * bits) */
+#define TROW_DOWN(A, K)                                                                        \
+    do {                                                                                       \
+        A c[8];                                                                                \
+        for (int r = 0; r < (K); r++)                                                          \
+            c[r] = W[tt->off[tt->j0 + r]];                                                     \
+        const ts_t *s0 = src + tt->o[tt->off[tt->j0]];                                         \
+        const int64_t nm = (tt->j1 - tt->j0) / (K); /* whole periods (ttable_build) */      \
+        A *dd = d + tt->j0;                                                                    \
+        for (int64_t m = 0; m < nm; m++) {                                                     \
+            const A sv = (A)s0[m];                                                             \
+            for (int r = 0; r < (K); r++) {                                                    \
+                A acc = 0;                                                                     \
+                acc += c[r] * sv;                                                              \
+                dd[m * (K) + r] = accumulate ? dd[m * (K) + r] + acc : acc;                    \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
 #define DEFINE_TROW(NAME, A, TS)                                                                \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *W, const TS *src, A *d, int64_t inner,         \
@@ -182,7 +221,15 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         const int64_t ja = tt->un > 0 ? tt->j0 : Lin, jb = tt->un > 0 ? tt->j1 : Lin;          \
         for (int64_t j = 0; j < ja; j++)                                                       \
             TENTRY_GENERAL(A, j);                                                              \
-        if (tt->per2 && tt->un == 2)                                                           \
+        if (tt->downk == 2)                                                                    \
+            TROW_DOWN(A, 2);                                                                   \
+        else if (tt->downk == 3)                                                               \
+            TROW_DOWN(A, 3);                                                                   \
+        else if (tt->downk == 4)                                                               \
+            TROW_DOWN(A, 4);                                                                   \
+        else if (tt->downk > 4)                                                                \
+            TROW_DOWN(A, tt->downk);                                                           \
+        else if (tt->per2 && tt->un == 2)                                                      \
             TROW_PER2(A, 2);                                                                   \
         else if (tt->per2 && tt->un == 4)                                                      \
             TROW_PER2(A, 4);                                                                   \

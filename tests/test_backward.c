@@ -684,6 +684,81 @@ static void sweep_torch(void)
                 }
 }
 
+/* Integer-factor downsampling with one tap per input (area; linear at 0.5)
+ * runs the transposed pass's interior as a loop over outputs, each spread
+ * over k inputs: the adjoint identity for k = 2..8 in 1-D (the general
+ * chain, where the pass also accumulates) and 2-D (the fused pass), and in
+ * f32 the accumulate mode against overwrite plus the initial values, bit for
+ * bit. */
+static void downsample_periods(void)
+{
+    const int ks[6] = {2, 3, 4, 5, 7, 8};
+    for (int ki = 0; ki < 6; ki++)
+        for (int rank = 3; rank <= 4; rank++) {
+            const int k = ks[ki];
+            opcase c;
+            memset(&c, 0, sizeof c);
+            c.family = 2;
+            c.rank = rank;
+            const int64_t shp[4] = {2, 3, 5 * k, rank == 4 ? 6 * k : 0};
+            memcpy(c.shape, shp, sizeof shp);
+            c.ta = drs_torch_interpolate_attrs_default();
+            c.ta.mode = DRS_TORCH_AREA;
+            c.ta.n_size = rank - 2;
+            c.ta.size[0] = 5;
+            c.ta.size[1] = 6;
+            snprintf(c.name, sizeof c.name, "Torch area 1/%d rank %d", k, rank);
+            adjoint(&c);
+            /* f32, accumulate = overwrite + the initial values */
+            int r;
+            int64_t os[8];
+            if (op_shape(&c, &r, os))
+                continue;
+            const int64_t nx = numel(rank, c.shape), ny = numel(r, os);
+            float *x = malloc(sizeof(float) * (size_t)nx), *dy = malloc(sizeof(float) * (size_t)ny);
+            float *d0 = malloc(sizeof(float) * (size_t)nx), *d1 = malloc(sizeof(float) * (size_t)nx);
+            for (int64_t i = 0; i < nx; i++) {
+                x[i] = (float)urand();
+                d1[i] = (float)urand();
+            }
+            for (int64_t i = 0; i < ny; i++)
+                dy[i] = (float)urand();
+            drs_tensor X = {DRS_F32, rank, {0}, x}, DY = {DRS_F32, r, {0}, dy};
+            drs_tensor D0 = {DRS_F32, rank, {0}, d0}, D1 = {DRS_F32, rank, {0}, d1};
+            memcpy(X.shape, c.shape, sizeof X.shape);
+            memcpy(D0.shape, c.shape, sizeof X.shape);
+            memcpy(D1.shape, c.shape, sizeof X.shape);
+            memcpy(DY.shape, os, sizeof DY.shape);
+            float *init = malloc(sizeof(float) * (size_t)nx);
+            memcpy(init, d1, sizeof(float) * (size_t)nx);
+            const drs_status s0 = op_bwd(&c, &D0, NULL, NULL, &DY, &X, DRS_GRAD_OVERWRITE);
+            const drs_status s1 = op_bwd(&c, &D1, NULL, NULL, &DY, &X, DRS_GRAD_ACCUMULATE);
+            int same = !s0 && !s1;
+            for (int64_t i = 0; i < nx && same; i++) {
+                const float want = init[i] + d0[i];
+                same = memcmp(&want, &d1[i], sizeof want) == 0;
+            }
+            g_adj++;
+            if (!same) {
+                printf("FAIL %s f32: accumulate != initial + overwrite (%d %d)\n", c.name, (int)s0,
+                       (int)s1);
+                g_fail++;
+            }
+            free(x);
+            free(dy);
+            free(d0);
+            free(d1);
+            free(init);
+        }
+    /* Resize-19 linear at scale 0.5 (half_pixel): one tap of weight 0.5 per input */
+    opcase c = resize_case(19, DRS_MODE_LINEAR, DRS_COORD_HALF_PIXEL, 0, 0, 1, 0, 0);
+    c.shape[2] = 10;
+    c.shape[3] = 12;
+    c.scales[0] = c.scales[1] = 0.5;
+    snprintf(c.name, sizeof c.name, "Resize-19 linear half_pixel scales 0.5");
+    adjoint(&c);
+}
+
 /* ------------------------------------------------- errors and threads */
 static void errors_and_modes(void)
 {
@@ -1324,6 +1399,7 @@ int main(void)
     sweep_torch();
     large_adjoint();
     large_f32();
+    downsample_periods();
     errors_and_modes();
     f32_scales_exact();
     fused_scales_fd();
