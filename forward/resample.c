@@ -26,9 +26,11 @@ static size_t line_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
- * (or outputs extrapolate).  *per2: the run is moreover 2-periodic (output
- * o + 2 reads one input further than o, with the same weights: 2x
- * upsampling), so it runs as two interleaved contiguous loops. */
+ * (or outputs extrapolate).  *per2: 1 when the run is moreover 2-periodic
+ * (output o + 2 reads one input further than o, with the same weights: 2x
+ * upsampling), so it runs as two interleaved contiguous loops; 2 when its
+ * outputs read windows of n inputs side by side (with one set of weights:
+ * checked by PERIODIC_WEIGHTS), so it runs as one loop over the windows. */
 static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1, int *per2)
 {
     *u0 = *u1 = 0;
@@ -51,7 +53,13 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1, int *per2)
     int per = b - a >= 4;
     for (int64_t o = a + 2; o < b && per; o++)
         per = t->first[o] == t->first[o - 2] + 1;
-    *per2 = per; /* the index pattern; per2_weights checks the weights */
+    /* 2: each output reads the n inputs after the previous output's (an
+     * integer-factor downsampling with windows side by side: area, linear at
+     * 0.5) */
+    int perk = !per && n >= 2 && b - a >= 4;
+    for (int64_t o = a + 1; o < b && perk; o++)
+        perk = t->first[o] == t->first[o - 1] + n;
+    *per2 = per ? 1 : perk ? 2 : 0; /* the index pattern; the weights are checked apart */
     return n;
 }
 
@@ -70,6 +78,25 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
 #define PER2_WEIGHTS(t, W, u0, u1, n)                                                          \
     _Generic((W), const float *: per2_weights_f32, float *: per2_weights_f32,                  \
              default: per2_weights_f64)(t, (const void *)(W), u0, u1, n)
+/* uniform_taps' pattern p (0, 1, 2) kept when the weights W follow it: 1 for
+ * period two, 2 for one set of weights over the whole run */
+#define DEFINE_PERK_WEIGHTS(NAME, A)                                                           \
+    static int NAME(const drs_table *t, const A *W, int64_t u0, int64_t u1, int n)             \
+    {                                                                                          \
+        for (int64_t o = u0 + 1; o < u1; o++)                                                  \
+            for (int k = 0; k < n; k++)                                                        \
+                if (W[o * t->stride + k] != W[u0 * t->stride + k])                             \
+                    return 0;                                                                  \
+        return 1;                                                                              \
+    }
+DEFINE_PERK_WEIGHTS(perk_weights_f32, float)
+DEFINE_PERK_WEIGHTS(perk_weights_f64, double)
+#define PERIODIC_WEIGHTS(p, t, W, u0, u1, n)                                                   \
+    ((p) == 1 ? PER2_WEIGHTS(t, W, u0, u1, n)                                                  \
+     : (p) == 2 ? 2 * _Generic((W), const float *: perk_weights_f32,                           \
+                               float *: perk_weights_f32,                                      \
+                               default: perk_weights_f64)(t, (const void *)(W), u0, u1, n)     \
+                : 0)
 
 /* The 2-periodic interior: outputs u0 + 2j and u0 + 2j + 1 with the weights
  * of u0 and u0 + 1 over inputs moving by one; each output is OUTPUT_ROW's
@@ -97,11 +124,30 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
         for (int64_t q = u0 + 2 * np_; q < u1; q++)                                            \
             OUTPUT_ROW(TI, A, yrow + q, xrow + t->first[q], W + q * t->stride, NT, 1);         \
     } while (0)
+/* Windows side by side: output u0 + j reads the NT inputs from first[u0] +
+ * NT * j, with u0's weights; OUTPUT_ROW's arithmetic (same order), so the
+ * same bits, and the loop vectorises. */
+#define PERK_ROW(TI, A, NT)                                                                    \
+    do {                                                                                       \
+        A c_[NT];                                                                              \
+        for (int k_ = 0; k_ < NT; k_++)                                                        \
+            c_[k_] = W[u0 * t->stride + k_];                                                   \
+        const TI *x0_ = xrow + t->first[u0];                                                   \
+        A *y_ = yrow + u0;                                                                     \
+        for (int64_t j = 0; j < u1 - u0; j++) {                                                \
+            A a_ = c_[0] * (A)x0_[NT * j];                                                     \
+            for (int k_ = 1; k_ < NT; k_++)                                                    \
+                a_ += c_[k_] * (A)x0_[NT * j + k_];                                            \
+            y_[j] = a_;                                                                        \
+        }                                                                                      \
+    } while (0)
 /* the uniform interior [u0, u1) with NT taps: periodic, or per output */
 #define INTERIOR_ROW(TI, A, NT)                                                                \
     do {                                                                                       \
-        if (per2)                                                                              \
+        if (per2 == 1)                                                                         \
             PER2_ROW(TI, A, NT);                                                               \
+        else if (per2 == 2)                                                                    \
+            PERK_ROW(TI, A, NT);                                                               \
         else                                                                                   \
             for (int64_t q = u0; q < u1; q++)                                                  \
                 OUTPUT_ROW(TI, A, yrow + q, xrow + t->first[q], W + q * t->stride, NT, 1);     \
@@ -141,7 +187,7 @@ DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
         int64_t u0, u1;                                                                        \
         int per2;                                                                              \
         const int nu = uniform_taps(t, &u0, &u1, &per2);                                       \
-        per2 = per2 && PER2_WEIGHTS(t, W, u0, u1, nu);                                         \
+        per2 = PERIODIC_WEIGHTS(per2, t, W, u0, u1, nu);                                        \
         if (inner == 1 && nu > 0) {                                                            \
             _Pragma("omp parallel for schedule(static) num_threads((outer * O > PAR_MIN_WORK) ? drs__nthreads() : 1)")         \
             for (int64_t b = 0; b < outer; b++)                                                \
@@ -473,7 +519,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         int64_t u0, u1;                                                                        \
         int per2;                                                                              \
         const int nu = uniform_taps(tw, &u0, &u1, &per2);                                      \
-        per2 = per2 && PER2_WEIGHTS(tw, Ww, u0, u1, nu);                                       \
+        per2 = PERIODIC_WEIGHTS(per2, tw, Ww, u0, u1, nu);                                      \
         /* long rows: chunks of pass-w outputs reading about 8 KiB of columns */             \
         int64_t chunk = 0;                                                                     \
         if (inner > 1 && rowlen * (int64_t)sizeof(A) > ((int64_t)16 << 10) && Lw > 0) {       \

@@ -835,6 +835,73 @@ static void test_nearest_2x_rows(void)
         }
 }
 
+/* Integer-factor downsampling whose outputs read windows side by side (area
+ * 1/k: the mean of k x k blocks; linear at 0.5, half_pixel: the mean of 2 x
+ * 2 blocks): every output against the block mean computed here, for row
+ * lengths that give long and short interiors, f32 and f64. */
+static void test_window_downsampling(void)
+{
+    static const int ks[4] = {2, 3, 4, 5};
+    for (int ki = 0; ki < 5; ki++)
+        for (int f64 = 0; f64 < 2; f64++) {
+            const int lin = ki == 4, k = lin ? 2 : ks[ki];
+            const int64_t H = 3 * k, L = 37 * k, OH = 3, OW = 37;
+            double *xd = malloc(sizeof(double) * (size_t)(2 * H * L));
+            void *x = malloc(sizeof(double) * (size_t)(2 * H * L));
+            void *y = malloc(sizeof(double) * (size_t)(2 * OH * OW));
+            if (!xd || !x || !y) {
+                CHECK(0, "out of memory");
+                free(xd);
+                free(x);
+                free(y);
+                return;
+            }
+            for (int64_t i = 0; i < 2 * H * L; i++) {
+                xd[i] = (double)(i * 37 % 101) / 8.0 - 6.0; /* exact in f32 */
+                if (f64)
+                    ((double *)x)[i] = xd[i];
+                else
+                    ((float *)x)[i] = (float)xd[i];
+            }
+            const drs_dtype dt = f64 ? DRS_F64 : DRS_F32;
+            drs_tensor X = {dt, 4, {1, 2, H, L}, x}, Y = {dt, 4, {1, 2, OH, OW}, y};
+            drs_status st;
+            if (lin) {
+                drs_resize_attrs a = drs_resize_attrs_default(19);
+                a.mode = DRS_MODE_LINEAR;
+                const double sc[4] = {1, 1, 0.5, 0.5};
+                const drs_resize_inputs ri = {NULL, 0, sc, 4, NULL, 0};
+                st = drs_resize_forward(&Y, &X, &ri, &a);
+            } else {
+                drs_torch_interpolate_attrs t = drs_torch_interpolate_attrs_default();
+                t.mode = DRS_TORCH_AREA;
+                t.n_size = 2;
+                t.size[0] = OH;
+                t.size[1] = OW;
+                st = drs_torch_interpolate_forward(&Y, &X, &t);
+            }
+            CHECK(!st, "%s", drs_last_error());
+            int bad = 0;
+            for (int64_t c = 0; c < 2; c++)
+                for (int64_t i = 0; i < OH; i++)
+                    for (int64_t o = 0; o < OW; o++) {
+                        double m = 0.0;
+                        for (int64_t a = 0; a < k; a++)
+                            for (int64_t b = 0; b < k; b++)
+                                m += xd[(c * H + i * k + a) * L + o * k + b];
+                        m /= (double)(k * k);
+                        const int64_t yi = (c * OH + i) * OW + o;
+                        const double got = f64 ? ((double *)y)[yi] : (double)((float *)y)[yi];
+                        bad += !(fabs(got - m) <= (f64 ? 1e-12 : 1e-5) * (1.0 + fabs(m)));
+                    }
+            CHECK(!bad, "%s 1/%d, %s: %d outputs differ from the block mean",
+                  lin ? "linear" : "area", k, f64 ? "f64" : "f32", bad);
+            free(xd);
+            free(x);
+            free(y);
+        }
+}
+
 int main(void)
 {
     test_output_size_rules();
@@ -850,6 +917,7 @@ int main(void)
     test_ov_integer_float32();
     test_torch_preset();
     test_nearest_2x_rows();
+    test_window_downsampling();
     printf("test_forward: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
