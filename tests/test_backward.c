@@ -717,6 +717,13 @@ static void downsample_periods(void)
             const int64_t nx = numel(rank, c.shape), ny = numel(r, os);
             float *x = malloc(sizeof(float) * (size_t)nx), *dy = malloc(sizeof(float) * (size_t)ny);
             float *d0 = malloc(sizeof(float) * (size_t)nx), *d1 = malloc(sizeof(float) * (size_t)nx);
+            float *init = malloc(sizeof(float) * (size_t)nx);
+            if (!x || !dy || !d0 || !d1 || !init) {
+                printf("FAIL %s: out of memory\n", c.name);
+                g_fail++;
+                free(x), free(dy), free(d0), free(d1), free(init);
+                continue;
+            }
             for (int64_t i = 0; i < nx; i++) {
                 x[i] = (float)urand();
                 d1[i] = (float)urand();
@@ -729,7 +736,6 @@ static void downsample_periods(void)
             memcpy(D0.shape, c.shape, sizeof X.shape);
             memcpy(D1.shape, c.shape, sizeof X.shape);
             memcpy(DY.shape, os, sizeof DY.shape);
-            float *init = malloc(sizeof(float) * (size_t)nx);
             memcpy(init, d1, sizeof(float) * (size_t)nx);
             const drs_status s0 = op_bwd(&c, &D0, NULL, NULL, &DY, &X, DRS_GRAD_OVERWRITE);
             const drs_status s1 = op_bwd(&c, &D1, NULL, NULL, &DY, &X, DRS_GRAD_ACCUMULATE);
@@ -757,6 +763,136 @@ static void downsample_periods(void)
     c.scales[0] = c.scales[1] = 0.5;
     snprintf(c.name, sizeof c.name, "Resize-19 linear half_pixel scales 0.5");
     adjoint(&c);
+}
+
+/* NCHW and NHWC must give the same bits: with the channels last, the
+ * resized width is not the innermost axis, so none of the row loops for
+ * contiguous rows (the periodic, windowed and downsampling interiors) runs,
+ * and every output is the general path's.  Forward (f32, f64, u8) and data
+ * gradient (f32, f64) of Resize-19 at scales 0.5 and 0.25 (and 2 for the
+ * upsampling loops), linear and cubic, in coordinate modes whose periods have
+ * equal and unequal weights and interiors that start past the first output. */
+/* Element (n, c, h, w) of an [LB_N, LB_C, HH, WW] tensor, NCHW and NHWC. */
+enum { LB_N = 2, LB_C = 3 };
+static int64_t lb_nchw(int64_t n, int64_t c, int64_t h, int64_t w, int64_t HH, int64_t WW)
+{
+    return ((n * LB_C + c) * HH + h) * WW + w;
+}
+static int64_t lb_nhwc(int64_t n, int64_t c, int64_t h, int64_t w, int64_t HH, int64_t WW)
+{
+    return ((n * HH + h) * WW + w) * LB_C + c;
+}
+/* the same random values into both layouts (f32, f64 or u8) */
+static void lb_fill(drs_dtype dt, void *p1, void *p2, int64_t HH, int64_t WW)
+{
+    for (int64_t n = 0; n < LB_N; n++)
+        for (int64_t c = 0; c < LB_C; c++)
+            for (int64_t h = 0; h < HH; h++)
+                for (int64_t w = 0; w < WW; w++) {
+                    const double v = urand();
+                    const int64_t i1 = lb_nchw(n, c, h, w, HH, WW), i2 = lb_nhwc(n, c, h, w, HH, WW);
+                    if (dt == DRS_F32)
+                        ((float *)p1)[i1] = ((float *)p2)[i2] = (float)v;
+                    else if (dt == DRS_F64)
+                        ((double *)p1)[i1] = ((double *)p2)[i2] = v;
+                    else
+                        ((unsigned char *)p1)[i1] = ((unsigned char *)p2)[i2] =
+                            (unsigned char)(128.0 + 127.0 * v);
+                }
+}
+/* whether both layouts hold the same bits */
+static int lb_same(size_t es, const void *p1, const void *p2, int64_t HH, int64_t WW)
+{
+    for (int64_t n = 0; n < LB_N; n++)
+        for (int64_t c = 0; c < LB_C; c++)
+            for (int64_t h = 0; h < HH; h++)
+                for (int64_t w = 0; w < WW; w++)
+                    if (memcmp((const char *)p1 + es * (size_t)lb_nchw(n, c, h, w, HH, WW),
+                               (const char *)p2 + es * (size_t)lb_nhwc(n, c, h, w, HH, WW), es))
+                        return 0;
+    return 1;
+}
+
+static void layout_bits(void)
+{
+    const drs_interp_mode modes[2] = {DRS_MODE_LINEAR, DRS_MODE_CUBIC};
+    const drs_coord_mode coords[4] = {DRS_COORD_HALF_PIXEL, DRS_COORD_ALIGN_CORNERS,
+                                      DRS_COORD_ASYMMETRIC, DRS_COORD_TF_CROP_AND_RESIZE};
+    const double scs[3] = {0.5, 0.25, 2.0};
+    const drs_dtype dts[3] = {DRS_F32, DRS_F64, DRS_U8};
+    const int64_t N = LB_N, C = LB_C, H = 24, W = 40;
+    int ncase = 0, nbad = 0;
+    for (int m = 0; m < 2; m++)
+        for (int cm = 0; cm < 4; cm++)
+            for (int si = 0; si < 3; si++)
+                for (int di = 0; di < 3; di++) {
+                    const drs_dtype dt = dts[di];
+                    const size_t es = drs_dtype_size(dt);
+                    drs_resize_attrs a = drs_resize_attrs_default(19);
+                    a.mode = modes[m];
+                    a.coordinate_transformation_mode = coords[cm];
+                    a.n_axes = 2;
+                    const double sc[2] = {scs[si], scs[si]};
+                    const double roi[4] = {0.1, 0.05, 0.9, 0.8};
+                    drs_resize_inputs ri = {NULL, 0, sc, 2, NULL, 0};
+                    if (coords[cm] == DRS_COORD_TF_CROP_AND_RESIZE) {
+                        ri.roi = roi;
+                        ri.n_roi = 4;
+                    }
+                    drs_tensor X1 = {dt, 4, {N, C, H, W}, NULL}, X2 = {dt, 4, {N, H, W, C}, NULL};
+                    int64_t os1[DRS_MAX_RANK], os2[DRS_MAX_RANK];
+                    int r1 = 0, r2 = 0;
+                    a.axes[0] = 2, a.axes[1] = 3;
+                    drs_resize_attrs a2 = a;
+                    a2.axes[0] = 1, a2.axes[1] = 2;
+                    if (drs_resize_infer_shape(&a, &X1, &ri, &r1, os1) ||
+                        drs_resize_infer_shape(&a2, &X2, &ri, &r2, os2)) {
+                        printf("FAIL layout bits: shape: %s\n", drs_last_error());
+                        g_fail++;
+                        continue;
+                    }
+                    const int64_t Ho = os1[2], Wo = os1[3], nx = N * C * H * W, ny = N * C * Ho * Wo;
+                    unsigned char *x1 = malloc(es * (size_t)nx), *x2 = malloc(es * (size_t)nx);
+                    unsigned char *y1 = malloc(es * (size_t)ny), *y2 = malloc(es * (size_t)ny);
+                    unsigned char *g1 = malloc(es * (size_t)ny), *g2 = malloc(es * (size_t)ny);
+                    unsigned char *d1 = malloc(es * (size_t)nx), *d2 = malloc(es * (size_t)nx);
+                    if (!x1 || !x2 || !y1 || !y2 || !g1 || !g2 || !d1 || !d2) {
+                        printf("FAIL layout bits: out of memory\n");
+                        g_fail++;
+                        free(x1), free(x2), free(y1), free(y2), free(g1), free(g2), free(d1),
+                            free(d2);
+                        return;
+                    }
+                    lb_fill(dt, x1, x2, H, W);
+                    X1.data = x1, X2.data = x2;
+                    drs_tensor Y1 = {dt, 4, {N, C, Ho, Wo}, y1}, Y2 = {dt, 4, {N, Ho, Wo, C}, y2};
+                    drs_status st = drs_resize_forward(&Y1, &X1, &ri, &a);
+                    st = st ? st : drs_resize_forward(&Y2, &X2, &ri, &a2);
+                    int bad = st != DRS_OK || !lb_same(es, y1, y2, Ho, Wo);
+                    if (!bad && dt != DRS_U8) {
+                        lb_fill(dt, g1, g2, Ho, Wo);
+                        drs_tensor G1 = {dt, 4, {N, C, Ho, Wo}, g1}, G2 = {dt, 4, {N, Ho, Wo, C}, g2};
+                        drs_tensor D1 = {dt, 4, {N, C, H, W}, d1}, D2 = {dt, 4, {N, H, W, C}, d2};
+                        st = drs_resize_backward(&D1, NULL, NULL, &G1, &X1, &ri, &a,
+                                                 DRS_GRAD_OVERWRITE);
+                        st = st ? st : drs_resize_backward(&D2, NULL, NULL, &G2, &X2, &ri, &a2,
+                                                           DRS_GRAD_OVERWRITE);
+                        bad = st != DRS_OK || !lb_same(es, d1, d2, H, W);
+                    }
+                    ncase++;
+                    if (bad) {
+                        nbad++;
+                        if (nbad <= 5)
+                            printf("FAIL layout bits (mode %d coord %d scale %g %s): NCHW and "
+                                   "NHWC differ (%s)\n",
+                                   m, cm, scs[si], drs_dtype_name(dt),
+                                   st ? drs_last_error() : "bits");
+                    }
+                    free(x1), free(x2), free(y1), free(y2), free(g1), free(g2), free(d1),
+                        free(d2);
+                }
+    g_adj += ncase;
+    g_fail += nbad;
 }
 
 /* ------------------------------------------------- errors and threads */
@@ -1400,6 +1536,7 @@ int main(void)
     large_adjoint();
     large_f32();
     downsample_periods();
+    layout_bits();
     errors_and_modes();
     f32_scales_exact();
     fused_scales_fd();

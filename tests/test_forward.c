@@ -837,8 +837,8 @@ static void test_nearest_2x_rows(void)
 
 /* Integer-factor downsampling whose outputs read windows side by side (area
  * 1/k: the mean of k x k blocks; linear at 0.5, half_pixel: the mean of 2 x
- * 2 blocks): every output against the block mean computed here, for row
- * lengths that give long and short interiors, f32 and f64. */
+ * 2 blocks): every output against the block mean computed here, in f32 and
+ * f64 (test_backward's layout_bits checks the same loops bit for bit). */
 static void test_window_downsampling(void)
 {
     static const int ks[4] = {2, 3, 4, 5};
