@@ -310,15 +310,13 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
         /* dy larger than the caches: read DRS_PF_BYTES ahead (see tiled2) */               \
-        const int64_t dyn = outer * O * inner > DRS_PF_MIN_BYTES / (int64_t)sizeof(A)          \
+        const int64_t dyn = drs__prefetch_worth(outer * O * inner, sizeof(A))                  \
                                 ? outer * O * inner : 0;                                       \
-        const int64_t pfd = DRS_PF_BYTES / (int64_t)sizeof(A);                                 \
         if (inner == 1) {                                                                      \
             _Pragma("omp parallel for schedule(static) num_threads((outer * Lin > PAR_MIN_WORK) ? drs__nthreads() : 1)")       \
             for (int64_t b = 0; b < outer; b++) {                                              \
-                const int64_t q0 = b * O + pfd, q1 = q0 + O < dyn ? q0 + O : dyn;              \
-                if (q1 > q0)                                                                   \
-                    drs__prefetch_span(dy + q0, q1 - q0, sizeof(A));                           \
+                if (dyn)                                                                       \
+                    drs__prefetch_ahead(dy, b * O, O, dyn, sizeof(A));                         \
                 ROW(tt, W, dy + b * O, dx + b * Lin, 1, accumulate);                           \
             }                                                                                  \
             return;                                                                            \
@@ -561,12 +559,10 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on  \
          * (within image b) is requested: without it this sequential read ran well below    \
          * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */               \
-        const int64_t glen = c->Ow * c->inner, pfd = DRS_PF_BYTES / (int64_t)sizeof(A);        \
+        const int64_t glen = c->Ow * c->inner;                                                 \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
-            const int64_t q0 = oh * glen + pfd, q1 = q0 + glen < c->Oh * glen ? q0 + glen      \
-                                                                              : c->Oh * glen;  \
-            if (c->pf && q1 > q0)                                                              \
-                drs__prefetch_span(g + q0, q1 - q0, sizeof(A));                                \
+            if (c->pf)                                                                         \
+                drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));              \
             TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner,        \
                  c->inner, 0);                                                                 \
         }                                                                                      \
@@ -724,7 +720,7 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     }
     const tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
                       Ow, Lh, inner, rowlen, maxr, accumulate, g, sbuf,
-                      outer * Oh * Ow * inner > DRS_PF_MIN_BYTES / (int64_t)esz};
+                      drs__prefetch_worth(outer * Oh * Ow * inner, esz)};
     const int64_t ntask = outer * nblk;
     /* nthr, not the live setting: the scratch holds nthr rows of buffers, and
      * another thread may change drs_set_num_threads() meanwhile */

@@ -341,6 +341,21 @@ static inline void drs__prefetch_span(const void *p, int64_t n, size_t esz)
     for (int64_t q = 0; q < bytes; q += 64)
         __builtin_prefetch(c + q);
 }
+/* whether a read of n elements of esz bytes is large enough to prefetch */
+static inline int drs__prefetch_worth(int64_t n, size_t esz)
+{
+    return n > DRS_PF_MIN_BYTES / (int64_t)esz;
+}
+/* Elements [at, at + len) of base are about to be read: prefetch the same
+ * length DRS_PF_BYTES further on, clipped to the array's end (elements). */
+static inline void drs__prefetch_ahead(const void *base, int64_t at, int64_t len, int64_t end,
+                                       size_t esz)
+{
+    const int64_t q0 = at + DRS_PF_BYTES / (int64_t)esz;
+    const int64_t q1 = q0 + len < end ? q0 + len : end;
+    if (q1 > q0)
+        drs__prefetch_span((const char *)base + q0 * (int64_t)esz, q1 - q0, esz);
+}
 
 /* The tables of every pass of a plan; active[] lists the passes to run (the
  * identity passes are skipped, except the derivative pass dpass). */

@@ -63,39 +63,26 @@ static int uniform_taps(const drs_table *t, int64_t *u0, int64_t *u1, int *per2)
     return n;
 }
 
-/* 1 when the weights W of the run [u0, u1) (n taps) repeat with period 2. */
-#define DEFINE_PER2_WEIGHTS(NAME, A)                                                           \
-    static int NAME(const drs_table *t, const A *W, int64_t u0, int64_t u1, int n)             \
+/* 1 when the weights W of the run [u0, u1) (n taps) repeat with period per. */
+#define DEFINE_PERIOD_WEIGHTS(NAME, A)                                                         \
+    static int NAME(const drs_table *t, const A *W, int64_t u0, int64_t u1, int n, int per)    \
     {                                                                                          \
-        for (int64_t o = u0 + 2; o < u1; o++)                                                  \
+        for (int64_t o = u0 + per; o < u1; o++)                                                \
             for (int k = 0; k < n; k++)                                                        \
-                if (W[o * t->stride + k] != W[(o - 2) * t->stride + k])                        \
+                if (W[o * t->stride + k] != W[(o - per) * t->stride + k])                      \
                     return 0;                                                                  \
         return 1;                                                                              \
     }
-DEFINE_PER2_WEIGHTS(per2_weights_f32, float)
-DEFINE_PER2_WEIGHTS(per2_weights_f64, double)
-#define PER2_WEIGHTS(t, W, u0, u1, n)                                                          \
-    _Generic((W), const float *: per2_weights_f32, float *: per2_weights_f32,                  \
-             default: per2_weights_f64)(t, (const void *)(W), u0, u1, n)
+DEFINE_PERIOD_WEIGHTS(period_weights_f32, float)
+DEFINE_PERIOD_WEIGHTS(period_weights_f64, double)
+#define PERIOD_WEIGHTS(t, W, u0, u1, n, per)                                                   \
+    _Generic((W), const float *: period_weights_f32, float *: period_weights_f32,              \
+             default: period_weights_f64)(t, (const void *)(W), u0, u1, n, per)
 /* uniform_taps' pattern p (0, 1, 2) kept when the weights W follow it: 1 for
- * period two, 2 for one set of weights over the whole run */
-#define DEFINE_PERK_WEIGHTS(NAME, A)                                                           \
-    static int NAME(const drs_table *t, const A *W, int64_t u0, int64_t u1, int n)             \
-    {                                                                                          \
-        for (int64_t o = u0 + 1; o < u1; o++)                                                  \
-            for (int k = 0; k < n; k++)                                                        \
-                if (W[o * t->stride + k] != W[u0 * t->stride + k])                             \
-                    return 0;                                                                  \
-        return 1;                                                                              \
-    }
-DEFINE_PERK_WEIGHTS(perk_weights_f32, float)
-DEFINE_PERK_WEIGHTS(perk_weights_f64, double)
+ * period two, 2 for one set of weights over the whole run (period one) */
 #define PERIODIC_WEIGHTS(p, t, W, u0, u1, n)                                                   \
-    ((p) == 1 ? PER2_WEIGHTS(t, W, u0, u1, n)                                                  \
-     : (p) == 2 ? 2 * _Generic((W), const float *: perk_weights_f32,                           \
-                               float *: perk_weights_f32,                                      \
-                               default: perk_weights_f64)(t, (const void *)(W), u0, u1, n)     \
+    ((p) == 1 ? PERIOD_WEIGHTS(t, W, u0, u1, n, 2)                                             \
+     : (p) == 2 ? 2 * PERIOD_WEIGHTS(t, W, u0, u1, n, 1)                                       \
                 : 0)
 
 /* The 2-periodic interior: outputs u0 + 2j and u0 + 2j + 1 with the weights
