@@ -408,6 +408,19 @@ typedef struct tiled2 {
     int pf;                       /* prefetch dy ahead (dy larger than DRS_PF_MIN_BYTES) */
 } tiled2;
 
+/* the fixed tree that combines 16 lanes: l[k] += l[k + w] for w = 8, 4, 2, 1
+ * (written out with constant bounds, so that it runs in registers) */
+#define LANES16_COMBINE(l)                                                                     \
+    do {                                                                                       \
+        for (int k_ = 0; k_ < 8; k_++)                                                         \
+            (l)[k_] += (l)[k_ + 8];                                                            \
+        for (int k_ = 0; k_ < 4; k_++)                                                         \
+            (l)[k_] += (l)[k_ + 4];                                                            \
+        (l)[0] += (l)[2];                                                                      \
+        (l)[1] += (l)[3];                                                                      \
+        (l)[0] += (l)[1];                                                                      \
+    } while (0)
+
 /* < a, b > of float rows with the products summed in double (16 lanes in a
  * fixed order: the sum depends on n only) */
 DRS_SIMD_FN_RET(double, dot_f32_lanes, (const float *a, const float *b, int64_t n), (a, b, n), {
@@ -418,9 +431,7 @@ DRS_SIMD_FN_RET(double, dot_f32_lanes, (const float *a, const float *b, int64_t 
             l[k] += (double)(a[i + k] * b[i + k]);
     for (; i < n; i++)
         l[i & 15] += (double)(a[i] * b[i]);
-    for (int w = 8; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++)
-            l[k] += l[k + w];
+    LANES16_COMBINE(l);
     return l[0];
 })
 static double dot_lanes(const double *a, const double *b, int64_t n);
@@ -483,11 +494,8 @@ static double dot_lanes(const double *a, const double *b, int64_t n);
                 lb[i & 15] += (double)(v[i] * p);                                              \
             }                                                                                  \
         }                                                                                      \
-        for (int w = 8; w >= 1; w /= 2)                                                        \
-            for (int k = 0; k < w; k++) {                                                      \
-                la[k] += la[k + w];                                                            \
-                lb[k] += lb[k + w];                                                            \
-            }                                                                                  \
+        LANES16_COMBINE(la);                                                                   \
+        LANES16_COMBINE(lb);                                                                   \
         part[0] = la[0];                                                                       \
         part[1] = lb[0];                                                                       \
     })
@@ -549,29 +557,80 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
 DEFINE_VROW_PER2(vrow_per2_f32, float)
 DEFINE_VROW_PER2(vrow_per2_f64, double)
 
+/* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
+ * that the joint form's early exit is a break) */
+#define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW)                                        \
+    do {                                                                                       \
+        double *part = G->part + 2 * (b * c->Oh + oh);                                         \
+        const A *gr = g + oh * glen;                                                           \
+        part[0] = part[1] = 0.0;                                                               \
+        const int32_t nt = G->th->ntap[oh];                                                    \
+        const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                       \
+                         G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];      \
+        if (G->wantA && !both) {                                                               \
+            PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, oh, Dx, xb, inner);             \
+            part[0] = DOT(buf + (oh - r0) * inner, Dx, inner);                                 \
+        }                                                                                      \
+        if (G->wantB) {                                                                        \
+            const A *src = gr;                                                                 \
+            const drs_ttable *tv = G->ttwd;                                                    \
+            if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&                      \
+                tv->j1 > tv->j0) {                                                             \
+                VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                              \
+            } else if (G->factored) {                                                          \
+                if (c->inner == 1)                                                             \
+                    for (int64_t q = 0; q < glen; q++)                                         \
+                        Z[q] = cd[q] * gr[q];                                                  \
+                else                                                                           \
+                    for (int64_t o = 0; o < c->Ow; o++)                                        \
+                        for (int64_t i = 0; i < c->inner; i++)                                 \
+                            Z[o * c->inner + i] = cd[o] * gr[o * c->inner + i];                \
+                src = Z;                                                                       \
+                TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                              \
+            } else {                                                                           \
+                TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                              \
+            }                                                                                  \
+            if (both) {                                                                        \
+                DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,        \
+                      (const A *)G->dwh + oh * G->thd->stride,                                 \
+                      (const A *)G->th->WF + oh * G->th->stride, nt, part);                    \
+                break;                                                                         \
+            }                                                                                  \
+            PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, oh, Px, xb, inner);      \
+            part[1] = DOT(V, Px, inner);                                                       \
+        }                                                                                      \
+    } while (0)
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW)                                 \
-    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                \
+    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                 \
                 (c, task, buf, ws), {                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
         const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
         const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
         const A *g = (const A *)c->dy + b * c->Oh * c->Ow * c->inner;                          \
-        /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on  \
-         * (within image b) is requested: without it this sequential read ran well below    \
-         * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */               \
+        const tiled2_grad *G = c->g;                                                           \
+        A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
+        const A *xb = G ? (const A *)G->x + b * c->Lh * inner : NULL;                          \
+        const A *cd = G ? (const A *)G->cdw : NULL;                                            \
+        /* the rows this block counts: a row also formed by the block before is its */         \
+        const int64_t own0 = k > 0 && c->ohi[i0 - 1] > r0 ? c->ohi[i0 - 1] : r0;               \
+        /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on        \
+         * (within image b) is requested: without it this sequential read ran well below       \
+         * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
         const int64_t glen = c->Ow * c->inner;                                                 \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             if (c->pf)                                                                         \
                 drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));              \
             TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner,        \
                  c->inner, 0);                                                                 \
+            if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
+                TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
         }                                                                                      \
         const drs_ttable *tt = c->tth;                                                         \
         const A *W = (const A *)tt->WF;                                                        \
         const int accumulate = c->accumulate;                                                  \
-        if (c->dx) { /* (NULL: only the parameter gradients; no offset from NULL) */          \
+        if (c->dx) { /* (NULL: only the parameter gradients; no offset from NULL) */           \
             A *d = (A *)c->dx + (b * c->Lh) * inner;                                           \
-            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                    \
+            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                     \
                 A *ob = buf + c->sbuf;                                                         \
                 for (int64_t j = i0; j < i1; j++) {                                            \
                     TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
@@ -580,53 +639,6 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             } else {                                                                           \
                 for (int64_t j = i0; j < i1; j++)                                              \
                     TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                             \
-            }                                                                                  \
-        }                                                                                      \
-        const tiled2_grad *G = c->g;                                                           \
-        if (!G)                                                                                \
-            return;                                                                            \
-        A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
-        const A *xb = (const A *)G->x + b * c->Lh * inner, *cd = (const A *)G->cdw;            \
-        const int64_t own0 = k > 0 && c->ohi[i0 - 1] > r0 ? c->ohi[i0 - 1] : r0;               \
-        const int64_t zlen = c->Ow * c->inner;                                                 \
-        for (int64_t oh = own0; oh < r1; oh++) {                                               \
-            double *part = G->part + 2 * (b * c->Oh + oh);                                     \
-            const A *gr = g + oh * zlen;                                                       \
-            part[0] = part[1] = 0.0;                                                           \
-            const int32_t nt = G->th->ntap[oh];                                                \
-            const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                   \
-                             G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];  \
-            if (G->wantA && !both) {                                                           \
-                PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, oh, Dx, xb, inner);         \
-                part[0] = DOT(buf + (oh - r0) * inner, Dx, inner);                             \
-            }                                                                                  \
-            if (G->wantB) {                                                                    \
-                const A *src = gr;                                                             \
-                const drs_ttable *tv = G->ttwd;                                                \
-                if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&                  \
-                    tv->j1 > tv->j0) {                                                         \
-                    VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                          \
-                } else if (G->factored) {                                                      \
-                    if (c->inner == 1)                                                         \
-                        for (int64_t q = 0; q < zlen; q++)                                     \
-                            Z[q] = cd[q] * gr[q];                                              \
-                    else                                                                       \
-                        for (int64_t o = 0; o < c->Ow; o++)                                    \
-                            for (int64_t i = 0; i < c->inner; i++)                             \
-                                Z[o * c->inner + i] = cd[o] * gr[o * c->inner + i];            \
-                    src = Z;                                                                   \
-                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
-                } else {                                                                       \
-                    TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                          \
-                }                                                                              \
-                if (both) {                                                                    \
-                    DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,    \
-                          (const A *)G->dwh + oh * G->thd->stride,                             \
-                          (const A *)G->th->WF + oh * G->th->stride, nt, part);                \
-                    continue;                                                                  \
-                }                                                                              \
-                PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, oh, Px, xb, inner);  \
-                part[1] = DOT(V, Px, inner);                                                   \
             }                                                                                  \
         }                                                                                      \
     })
@@ -858,9 +870,7 @@ DRS_SIMD_FN_RET(double, dot_lanes, (const double *a, const double *b, int64_t n)
             l[k] += a[i + k] * b[i + k];
     for (; i < n; i++)
         l[i & 15] += a[i] * b[i];
-    for (int w = 8; w >= 1; w /= 2)
-        for (int k = 0; k < w; k++)
-            l[k] += l[k + w];
+    LANES16_COMBINE(l);
     return l[0];
 })
 
