@@ -558,7 +558,8 @@ DEFINE_VROW_PER2(vrow_per2_f32, float)
 DEFINE_VROW_PER2(vrow_per2_f64, double)
 
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
- * that the joint form's early exit is a break) */
+ * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
+ * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd) */
 #define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW)                                        \
     do {                                                                                       \
         double *part = G->part + 2 * (b * c->Oh + oh);                                         \
@@ -611,7 +612,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
         const A *xb = G ? (const A *)G->x + b * c->Lh * inner : NULL;                          \
         const A *cd = G ? (const A *)G->cdw : NULL;                                            \
-        /* the rows this block counts: a row also formed by the block before is its */         \
+        /* the rows this block counts (a row the block before also forms is counted there) */  \
         const int64_t own0 = k > 0 && c->ohi[i0 - 1] > r0 ? c->ohi[i0 - 1] : r0;               \
         /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on        \
          * (within image b) is requested: without it this sequential read ran well below       \
