@@ -590,11 +590,7 @@ static double traffic_bound_ms(size_t rbytes, size_t wbytes, int warmup, int run
     uint64_t *r = xalloc(nr * 8 + 8), *w = xalloc(nw * 8 + 8);
     for (size_t i = 0; i < nr; i++)
         r[i] = i * 0x9E3779B97F4A7C15u;
-    double *t = malloc((size_t)runs * sizeof *t), best = INFINITY;
-    if (!t) {
-        fprintf(stderr, "bench: out of memory\n");
-        exit(1);
-    }
+    double *t = xalloc((size_t)runs * sizeof *t), best = INFINITY;
     for (int nt_stores = 0; nt_stores < 2; nt_stores++) {
         for (int it = -warmup; it < runs; it++) {
             const double t0 = now_ms();
@@ -627,7 +623,7 @@ static timing copy_probe(size_t bytes, int warmup, int runs)
 {
     char *a = xalloc(bytes), *b = xalloc(bytes);
     memset(a, 1, bytes);
-    double *t = malloc((size_t)runs * sizeof *t);
+    double *t = xalloc((size_t)runs * sizeof *t);
     for (int it = -warmup; it < runs; it++) {
         const double t0 = now_ms();
 #pragma omp parallel
@@ -852,11 +848,10 @@ int main(int argc, char **argv)
         const int64_t nx = numel(&r.x), ny = numel(&r.y), ng = w->kind == K_GRID ? numel(&r.grid) : 0;
         /* bytes read + written (f32): forward reads x (and the grid), writes y;
          * backward reads dy (grid sample also x and the grid), writes dx (and dgrid) */
-        const double bytes_fwd = 4.0 * (double)(nx + ny + ng);
-        const double bytes_bwd = 4.0 * (double)(ny + nx + (w->kind == K_GRID ? nx + 2 * ng : 0));
         const size_t rd_fwd = 4 * (size_t)(nx + ng), wr_fwd = 4 * (size_t)ny;
         const size_t rd_bwd = 4 * (size_t)(ny + (w->kind == K_GRID ? nx + ng : 0));
         const size_t wr_bwd = 4 * (size_t)(nx + ng);
+        const double bytes_fwd = (double)(rd_fwd + wr_fwd), bytes_bwd = (double)(rd_bwd + wr_bwd);
 
         timing tf[MAX_THREAD_COUNTS], tb[MAX_THREAD_COUNTS], ts[MAX_THREAD_COUNTS];
         phase_result rf[MAX_THREAD_COUNTS], rb[MAX_THREAD_COUNTS], rs[MAX_THREAD_COUNTS];
