@@ -233,6 +233,12 @@ static void large_f32(void)
         float *dxf = malloc(sizeof(float) * (size_t)nx);
         double *xd = malloc(sizeof(double) * (size_t)nx), *dyd = malloc(sizeof(double) * (size_t)ny);
         double *dxd = malloc(sizeof(double) * (size_t)nx);
+        if (!xf || !dyf || !dxf || !xd || !dyd || !dxd) {
+            printf("FAIL large f32 case %d: out of memory\n", c);
+            g_fail++;
+            free(xf), free(dyf), free(dxf), free(xd), free(dyd), free(dxd);
+            continue;
+        }
         for (int64_t i = 0; i < nx; i++)
             xd[i] = xf[i] = (float)urand();
         for (int64_t i = 0; i < ny; i++)
