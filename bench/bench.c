@@ -448,7 +448,7 @@ static void digest_phase(bench_rt *r, phase ph, phase_result *pr)
  * (T1, T2, T1, T2, ...) so that a change in the machine's load hits every
  * count alike; the warm-up calls (per count) come first. */
 static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread_list *tl,
-                       timing *out, phase_result *pr)
+                       timing *out, phase_result *pr, double *times)
 {
     double *t = malloc((size_t)runs * (size_t)tl->n * sizeof *t);
     long flt[MAX_THREAD_COUNTS] = {0};
@@ -474,6 +474,8 @@ static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread
             if (i == runs - 1)
                 digest_phase(r, ph, &pr[k]);
         }
+    if (times) /* every call's time, in call order (one thread count) */
+        memcpy(times, t, (size_t)runs * sizeof *t);
     for (int k = 0; k < tl->n; k++)
         out[k] = summarize(t + k * runs, runs, flt[k]);
     free(t);
@@ -721,6 +723,10 @@ static void json_timing(const char *key, timing t)
            t.min, key, t.max, key, t.flt);
 }
 
+#ifdef DRS_BENCH_MODULE
+/* In the module the command line's main is an ordinary (hidden) function. */
+#define main drs_bench_cli_main
+#endif
 int main(int argc, char **argv)
 {
     int runs = 7, warmup = 2, json = 0, smoke = 0, do_copy = 1, phases = 3, bound = 0;
@@ -858,11 +864,11 @@ int main(int argc, char **argv)
         memset(tf, 0, sizeof tf), memset(tb, 0, sizeof tb), memset(ts, 0, sizeof ts);
         memset(rf, 0, sizeof rf), memset(rb, 0, sizeof rb), memset(rs, 0, sizeof rs);
         if (phases & 1)
-            time_phase(&r, PHASE_FWD, warmup, runs, &tl, tf, rf);
+            time_phase(&r, PHASE_FWD, warmup, runs, &tl, tf, rf, NULL);
         if (phases & 2)
-            time_phase(&r, PHASE_BWD, warmup, runs, &tl, tb, rb);
+            time_phase(&r, PHASE_BWD, warmup, runs, &tl, tb, rb, NULL);
         if ((phases & 2) && w->kind == K_BACKPROP)
-            time_phase(&r, PHASE_BWD_SCALES, warmup, runs, &tl, ts, rs);
+            time_phase(&r, PHASE_BWD_SCALES, warmup, runs, &tl, ts, rs, NULL);
         double bf[MAX_THREAD_COUNTS] = {0}, bb[MAX_THREAD_COUNTS] = {0};
         for (int k = 0; k < tl.n && bound; k++) {
             set_threads(tl.t[k]);
@@ -932,3 +938,60 @@ int main(int argc, char **argv)
     }
     return 0;
 }
+
+#ifdef DRS_BENCH_MODULE
+/* ------------------------------------------------- in-process entry points
+ * The module build of this file (libdrs_bench_module, not installed) lets a
+ * Python process run the bench's own setup and timing loop next to its own
+ * calls: bench/python_ratios.py alternates them with the Python wrappers'
+ * calls, so that both sides see the same machine at the same moment and the
+ * same process environment.  Errors still exit the process, as in the
+ * command line program. */
+#define DRS_BENCH_API __attribute__((visibility("default")))
+
+DRS_BENCH_API void *drs_bench_open(const char *workload, int smoke);
+DRS_BENCH_API int drs_bench_time(void *h, int ph, int threads, int warmup, int runs, int cpu_time,
+                                 double *times_ms);
+DRS_BENCH_API void drs_bench_close(void *h);
+
+/* The prepared workload named exactly `workload` (W1 .. W12), or NULL. */
+void *drs_bench_open(const char *workload, int smoke)
+{
+    for (int k = 0; k < NWL; k++)
+        if (!strcmp(WL[k].name, workload)) {
+            bench_rt *r = malloc(sizeof *r);
+            if (!r)
+                return NULL;
+            rt_setup(r, &WL[k], smoke != 0);
+            return r;
+        }
+    return NULL;
+}
+
+/* Times phase ph (0 forward, 1 backward, 2 backward with scales_delta, W12
+ * only) exactly as the command line does for one thread count: warmup
+ * untimed calls, then runs timed ones, whose times (ms, in call order) go to
+ * times_ms[0 .. runs-1].  Returns 0, or -1 on a bad argument. */
+int drs_bench_time(void *h, int ph, int threads, int warmup, int runs, int cpu_time,
+                   double *times_ms)
+{
+    bench_rt *r = h;
+    if (!r || !times_ms || ph < PHASE_FWD || ph > PHASE_BWD_SCALES || threads < 1 || warmup < 0 || runs < 1 ||
+        (ph == PHASE_BWD_SCALES && r->w->kind != K_BACKPROP))
+        return -1;
+    const thread_list tl = {1, {threads}};
+    timing t;
+    phase_result pr;
+    g_clock = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+    time_phase(r, (phase)ph, warmup, runs, &tl, &t, &pr, times_ms);
+    return 0;
+}
+
+void drs_bench_close(void *h)
+{
+    if (h) {
+        rt_free(h);
+        free(h);
+    }
+}
+#endif

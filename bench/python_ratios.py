@@ -1,57 +1,68 @@
 # SPDX-License-Identifier: MIT
 """python_ratios.py — do the dresample.torch wrappers keep the C bench's speed?
 
-Usage: venv/bin/python bench/python_ratios.py PATH/TO/bench [--threads 1] [--runs R]
-                        [--warmup K] [--workload W1,W8,...] [--smoke] [--tolerance 0.10]
-                        [--rounds K] [--best] [--interleave] [--cpu-time]
+Usage: venv/bin/python bench/python_ratios.py PATH/TO/drs_bench [--threads 1]
+                        [--rounds 9] [--max-rounds 41] [--runs 1] [--warmup 1]
+                        [--workload W1,W8,...] [--smoke] [--tolerance 0.10]
+                        [--best] [--cpu-time] [--core] [--module PATH]
 
-For each workload W1..W12 of bench/bench.c it runs the C benchmark once
-(--json) and then, in this process, times on the same shapes, inputs and
-attributes: PyTorch's ATen kernels (exactly as bench/compare_torch.py does,
-the reference of the C bench's ratios) and the dresample.torch wrapper that a
-user would call (dresample.torch.interpolate / resize / openvino_interpolate /
-grid_sample; forward under no_grad, backward as torch.autograd.grad of the
-recorded graph, so the wrapper's argument handling, the tensor <-> NumPy
-views, the output allocation and the autograd node are all in the time).
-Each contender is timed in a block of consecutive calls, as the C bench times
-its kernels: every contender then finds its own inputs and outputs in the
-caches as the C bench does (on a machine whose L3 holds a workload, calls
-interleaved with PyTorch's, which move as many bytes, would find them evicted
-and be timed against a warm C bench; --interleave times call by call anyway).
-Per workload this is done in --rounds rounds (default 3), each one run of the
-C bench followed by the in-process blocks (their order rotating from round to
-round), and every time is the median over the rounds, so that a change of the
-machine's speed during the run hits the C bench and the wrapper alike.
-With --cpu-time (needs --threads 1) every side times the calling thread's
-CPU time instead of wall time (the C bench with its own --cpu-time): on a
-shared or virtual machine this leaves out the time the thread waits while
-another process, or the hypervisor, has its core.
+For each workload W1..W12 of bench/bench.c it times, in this process and on
+the same shapes, inputs and attributes:
+  C      the C bench itself: bench.c built as the module libdrs_bench_module.so
+         (CMake target drs_bench_module, next to drs_bench), loaded with
+         ctypes; its own setup, buffers and timing loop (drs_bench_time);
+  wrap   the dresample.torch call a user would make (interpolate / resize /
+         openvino_interpolate / grid_sample; forward under no_grad, backward
+         as torch.autograd.grad of the recorded graph, so the argument
+         handling, the tensor <-> NumPy views, the output allocation and the
+         autograd node are all in the time);
+  torch  PyTorch's ATen kernels, exactly as bench/compare_torch.py calls them
+         (the reference of the C bench's ratios);
+  core   with --core: the kernels through dresample._core alone.
+The contenders alternate in rounds, one block each (--warmup untimed calls,
+then --runs timed ones, so that every contender finds its own data in the
+caches as a block of the C bench does), the order rotating from round to
+round.  q = wrapper / C is the median over the rounds of the round's wrapper
+time over its C time (taken seconds apart, so that a change of the machine's
+speed cancels); rounds are added, from --rounds up to --max-rounds, while a
+95 % interval of that median is wider than the tolerance.  The command line
+drs_bench runs once per workload (untimed) for its result digests.
+With --cpu-time (needs --threads 1) every side times the calling thread's CPU
+time instead of wall time: on a shared or virtual machine this leaves out the
+time the thread waits while another process, or the hypervisor, has its core.
 
-It prints per workload the C ratio (C time / PyTorch time), the wrapper ratio
-(wrapper time / PyTorch time) and their quotient; the target is a quotient
-within 1 +- tolerance (default 10 %) for forward and backward.  Exit status 1
-when a wrapper result differs from the C bench's (sum and sum of |.| within
-1e-4 relative), else 0 (missed targets are reported, not failed: timings on a
-shared machine are noisy).  Library and PyTorch use the same thread count.
+It prints per workload and phase the times (median ms), the C ratio (C /
+PyTorch), the wrapper ratio (wrapper / PyTorch), q = wrapper ratio / C ratio
+with its interval and the rounds run; the target is q within 1 +- tolerance
+(default 10 %).  Exit status 1 when a wrapper result differs from the C
+bench's (sum and sum of |.| within 1e-4 relative), else 0 (missed targets are
+reported, not failed: timings on a shared machine are noisy).  Library and
+PyTorch use the same thread count.
 """
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare_torch as ct  # noqa: E402  (re-exec with its glibc malloc settings below)
+from bench_common import reexec_with_malloc_env  # noqa: E402
 
 if __name__ == "__main__":
-    ct.reexec_with_malloc_env()
+    reexec_with_malloc_env()  # (the same glibc malloc settings as compare_torch.py)
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
 import math  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
-import torch  # noqa: E402
+try:
+    import torch
 
-import dresample  # noqa: E402
-import dresample.torch as dt  # noqa: E402
+    import compare_torch as ct
+    import dresample
+    import dresample.torch as dt
+except ImportError as e:  # exercised by the smoke test's skip
+    print(f"python_ratios.py: SKIPPED: needs PyTorch and the dresample package ({e})")
+    sys.exit(77)
 
 GRID_MODES = ("bilinear", "nearest", "bicubic")
 GRID_PADS = ("zeros", "border", "reflection")
@@ -148,159 +159,200 @@ class WrapperCase:
         self.bwd = lambda: torch.autograd.grad(self.y, self.wrt, self.dy, retain_graph=True)
 
 
-def timed(fns, warmup, runs, threads, rotate=0):
-    """{name: median ms} of runs calls of each fn (with --best, the fastest
-    call instead of the median): each fn in a block of warmup + runs
-    consecutive calls, the blocks' order rotated by `rotate`; with
-    --interleave, call by call."""
-    torch.set_num_threads(threads)
-    dresample.set_num_threads(threads)
-    names = list(fns)
-    names = names[rotate % len(names):] + names[:rotate % len(names)]
-    ts = {k: [] for k in fns}
+class BenchModule:
+    """The C bench's own setup and timing loop (bench.c built as the module
+    libdrs_bench_module.so next to the drs_bench binary), run in this process."""
 
-    clock = time.thread_time if CPU_TIME[0] else time.perf_counter
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.drs_bench_open.restype = ctypes.c_void_p
+        self.lib.drs_bench_open.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        self.lib.drs_bench_time.restype = ctypes.c_int
+        self.lib.drs_bench_time.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 5 + [
+            ctypes.POINTER(ctypes.c_double)]
+        self.lib.drs_bench_close.argtypes = [ctypes.c_void_p]
 
-    def call(k):
+    def open(self, name, smoke):
+        h = self.lib.drs_bench_open(name.encode(), int(smoke))
+        if not h:
+            raise SystemExit(f"python_ratios: the bench module does not know workload {name}")
+        return h
+
+    def block(self, h, phase, threads, warmup, runs, cpu_time):
+        """warmup untimed calls, then runs timed ones: their times in ms."""
+        out = (ctypes.c_double * runs)()
+        if self.lib.drs_bench_time(h, phase, threads, warmup, runs, int(cpu_time), out):
+            raise SystemExit("python_ratios: drs_bench_time refused its arguments")
+        return list(out)
+
+    def close(self, h):
+        self.lib.drs_bench_close(h)
+
+
+def py_block(fn, warmup, runs, clock):
+    """warmup untimed calls of fn, then runs timed ones: their times in ms."""
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(runs):
         t0 = clock()
-        fns[k]()
-        ts[k].append((clock() - t0) * 1e3)
-    if INTERLEAVE[0]:
-        for k in names:
-            for _ in range(warmup):
-                fns[k]()
-        for _ in range(runs):
-            for k in names:
-                call(k)
-    else:
-        for k in names:
-            for _ in range(warmup):
-                fns[k]()
-            for _ in range(runs):
-                call(k)
-    pick = min if BEST[0] else statistics.median
-    return {k: pick(v) for k, v in ts.items()}
+        fn()
+        ts.append((clock() - t0) * 1e3)
+    return ts
 
 
-BEST = [False]
-INTERLEAVE = [False]
-CPU_TIME = [False]
+def alternate(blocks, ts, r0, r1):
+    """Rounds r0 .. r1-1 of one block per contender, the contenders' order
+    rotated from round to round; each block's times are appended to ts[name]."""
+    names = list(blocks)
+    for r in range(r0, r1):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            ts.setdefault(k, []).extend(blocks[k]())
+
+
+def median_ci(v, z=1.96):
+    """A distribution-free 95 % confidence interval of the median of v (the
+    order statistics at ranks (n -+ z sqrt(n)) / 2)."""
+    s = sorted(v)
+    n = len(s)
+    k = max(0, int(math.floor((n - z * math.sqrt(n)) / 2.0)))
+    return s[k], s[n - 1 - k]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("bench", help="path to the bench binary (build/bench/drs_bench)")
+    ap.add_argument("bench", help="path to the bench binary (build/bench/drs_bench); the module "
+                    "libdrs_bench_module.so is looked for next to it")
+    ap.add_argument("--module", help="path to libdrs_bench_module.so (default: next to bench)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=9,
+                    help="rounds of alternating blocks per workload and phase at least "
+                         "(default 9)")
+    ap.add_argument("--max-rounds", type=int, default=41,
+                    help="rounds at most: more are run while the 95 %% interval of q is "
+                         "wider than the tolerance (default 41)")
+    ap.add_argument("--runs", type=int, default=1, help="timed calls per block (default 1)")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed calls per block (default 1)")
     ap.add_argument("--workload", help="comma-separated workloads (W8 = W8a-d)")
     ap.add_argument("--smoke", action="store_true", help="tiny shapes (plumbing only)")
     ap.add_argument("--tolerance", type=float, default=0.10)
     ap.add_argument("--no-malloc-env", action="store_true")
     ap.add_argument("--best", action="store_true", help="fastest call instead of the median")
-    ap.add_argument("--interleave", action="store_true",
-                    help="time the contenders call by call instead of in blocks")
     ap.add_argument("--cpu-time", action="store_true",
-                    help="time the calling thread's CPU time (C bench and this process; "
-                         "needs --threads 1)")
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="per workload, this many rounds of (C bench run, in-process timing); "
-                         "each time is the median over the rounds (default 3)")
+                    help="time the calling thread's CPU time on every side (needs --threads 1)")
+    ap.add_argument("--core", action="store_true",
+                    help="also time the kernels through dresample._core (preallocated outputs)")
     args = ap.parse_args()
-    BEST[0] = args.best
-    INTERLEAVE[0] = args.interleave
-    CPU_TIME[0] = args.cpu_time
     if args.cpu_time and args.threads != 1:
         ap.error("--cpu-time needs --threads 1 (it times the calling thread)")
+    if min(args.rounds, args.runs) < 1 or args.warmup < 0:
+        ap.error("--rounds and --runs must be >= 1, --warmup >= 0")
     bench = os.path.abspath(args.bench)
+    module = args.module or os.path.join(os.path.dirname(bench), "libdrs_bench_module.so")
+    if not os.path.exists(module):
+        ap.error(f"no bench module at {module} (build the target drs_bench_module, or --module)")
+    cb = BenchModule(module)
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+    pick = min if args.best else statistics.median
+    T = args.threads
     names = ct.list_workloads(bench, args.workload, args.smoke)
-    common = ["--runs", str(args.runs), "--warmup", str(args.warmup), "--threads",
-              str(args.threads)] + (["--smoke"] if args.smoke else []) + (
-                  ["--cpu-time"] if args.cpu_time else [])
+    check_args = ["--runs", "1", "--warmup", "0", "--threads", str(T), "--no-copy"] + (
+        ["--smoke"] if args.smoke else [])
     print(f"dresample {dresample.__version__} torch wrappers vs the C bench, PyTorch "
-          f"{torch.__version__}, threads {args.threads}, runs {args.runs} "
-          f"({'fastest' if args.best else 'median'}, "
-          f"{'interleaved' if args.interleave else 'in blocks'}"
+          f"{torch.__version__}, threads {T}, {args.rounds} rounds of blocks of {args.warmup} "
+          f"untimed + {args.runs} timed call(s) per contender "
+          f"({'fastest' if args.best else 'median'}"
           f"{', thread CPU time' if args.cpu_time else ''}), "
           f"load average {os.getloadavg()[0]:.2f}", flush=True)
-    hdr = (f"{'name':<4} | {'C fwd':>8} {'C spr':>5} {'wrap':>8} {'torch':>8} {'C r':>5} "
-           f"{'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | {'C bwd':>8} {'C spr':>5} {'wrap':>8} "
-           f"{'torch':>8} {'C r':>5} {'wr r':>5} {'q':>5} {'core':>8} {'qi':>5} | check")
+    core_h = f" {'core':>8} {'qi':>5}" if args.core else ""
+    half = (f"{'C':>8} {'wrap':>8} {'torch':>8} {'C r':>5} {'wr r':>5} {'q':>5} "
+            f"{'q 95 %':>10} {'rnd':>3}{core_h}")
+    hdr = f"{'name':<4} | {half} | {half} | check"
+    print(f"{'':<4} | {'forward':<{len(half)}} | {'backward':<{len(half)}} |")
     print(hdr)
     print("-" * len(hdr))
-    bad, missed, qs, missed_i, qis, noisy = [], [], [], [], [], []
+    torch.set_num_threads(T)
+    dresample.set_num_threads(T)
+    bad, missed, qs, open_ci = [], [], [], []
     for name in names:
-        rec = ct.run_bench(bench, ["--workload", name, "--no-copy"] + common)[0]
+        # the bench's command line once: shapes, attributes and result digests
+        rec = ct.run_bench(bench, ["--workload", name] + check_args)[0]
         tc = ct.TorchCase(rec)
         wc = WrapperCase(rec)
-        cc = CoreCase(rec)
+        cc = CoreCase(rec) if args.core else None
         ok = ct.agrees(wc.fwd(), rec["fwd"])
         g = wc.bwd()
         ok = ok and ct.agrees(g[0], rec["bwd"]) and (len(g) == 1 or
                                                      ct.agrees(g[1], rec["bwd_grid"]))
         if not ok:
             bad.append(name)
-        torch_bwd_ok = tc.bwd is not None
-        if torch_bwd_ok:
+        torch_bwd = tc.bwd
+        if torch_bwd is not None:
             try:
-                tc.bwd()
+                torch_bwd()
             except (RuntimeError, NotImplementedError):
-                torch_bwd_ok = False
-        bwd_fns = ({"torch": tc.bwd, "wrap": wc.bwd, "core": cc.bwd} if torch_bwd_ok else
-                   {"wrap": wc.bwd, "core": cc.bwd})
-        key = "_min_ms" if args.best else "_ms"  # the C bench's statistic matching ours
-        # Rounds of (the C bench in its own process, then this process's calls),
-        # so that a change of the machine's speed during the run hits both sides.
-        rounds = []
-        for r in range(max(args.rounds, 1)):
-            if r > 0:
-                rec = ct.run_bench(bench, ["--workload", name, "--no-copy"] + common)[0]
-            f = timed({"torch": tc.fwd, "wrap": wc.fwd, "core": cc.fwd}, args.warmup,
-                      args.runs, args.threads, r)
-            b = timed(bwd_fns, args.warmup, args.runs, args.threads, r)
-            rounds.append((rec["fwd" + key], rec["bwd" + key], f, b))
-
-        def med(i, k=None):
-            return statistics.median(x[i] if k is None else x[i][k] for x in rounds)
-        f = {k: med(2, k) for k in rounds[0][2]}
-        b = {k: med(3, k) for k in rounds[0][3]}
+                torch_bwd = None
+        h = cb.open(name, args.smoke)
         cells = []
-        for i, what, c_ms, t in ((0, "fwd", med(0), f), (1, "bwd", med(1), b)):
-            # the C bench's own spread over the rounds' processes (max / min)
-            cs = [x[i] for x in rounds]
-            spr = max(cs) / min(cs) if min(cs) > 0 else float("nan")
-            if "torch" not in t:
-                cells.append(f"{c_ms:8.2f} {spr:5.2f} {t['wrap']:8.2f} {'n/a':>8} {'':>5} {'':>5} "
-                             f"{t['wrap'] / c_ms:5.2f} {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}")
-                q = t["wrap"] / c_ms
-            else:
-                cr, wr = c_ms / t["torch"], t["wrap"] / t["torch"]
-                q = wr / cr
-                cells.append(f"{c_ms:8.2f} {spr:5.2f} {t['wrap']:8.2f} {t['torch']:8.2f} {cr:5.2f} "
-                             f"{wr:5.2f} {q:5.2f} {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}")
-            if len(cs) > 1 and spr > 1.0 + args.tolerance:
-                noisy.append(f"{name} {what} {spr:.2f}")
-            qi = t["wrap"] / t["core"]
-            qs.append(q)
-            qis.append(qi)
-            if abs(q - 1.0) > args.tolerance:
-                missed.append(f"{name} {what} {q:.2f}")
-            if abs(qi - 1.0) > args.tolerance:
-                missed_i.append(f"{name} {what} {qi:.2f}")
+        try:
+            for ph, what, tfn, wfn, cfn in ((0, "fwd", tc.fwd, wc.fwd, cc and cc.fwd),
+                                            (1, "bwd", torch_bwd, wc.bwd, cc and cc.bwd)):
+                blocks = {"C": (lambda p=ph: cb.block(h, p, T, args.warmup, args.runs,
+                                                      args.cpu_time)),
+                          "wrap": (lambda f=wfn: py_block(f, args.warmup, args.runs, clock))}
+                if tfn is not None:
+                    blocks["torch"] = lambda f=tfn: py_block(f, args.warmup, args.runs, clock)
+                if cfn is not None:
+                    blocks["core"] = lambda f=cfn: py_block(f, args.warmup, args.runs, clock)
+                # q from the rounds' pairs: each round's wrapper call over the
+                # C bench's call of the same round (seconds apart), so that a
+                # slow change of the machine's speed cancels.  Rounds are added
+                # (up to --max-rounds) until the 95 % interval of their median
+                # is narrower than the tolerance.
+                # PyTorch (whose time q does not need) takes part in the first
+                # --rounds rounds only.
+                ts, n = {}, 0
+                while True:
+                    n1 = args.rounds if n == 0 else min(n + 4, args.max_rounds)
+                    alternate(blocks, ts, n, n1)
+                    blocks.pop("torch", None)
+                    n = n1
+                    pairs = [w / c for w, c in zip(ts["wrap"], ts["C"])]
+                    lo, hi = median_ci(pairs)
+                    if hi / lo <= 1.0 + args.tolerance or n >= args.max_rounds:
+                        break
+                t = {k: pick(v) for k, v in ts.items()}
+                # (with --best: the fastest over the fastest)
+                q = t["wrap"] / t["C"] if args.best else statistics.median(pairs)
+                cr = f"{t['C'] / t['torch']:5.2f}" if "torch" in t else f"{'':>5}"
+                wr = f"{t['wrap'] / t['torch']:5.2f}" if "torch" in t else f"{'':>5}"
+                tt = f"{t['torch']:8.2f}" if "torch" in t else f"{'n/a':>8}"
+                cell = (f"{t['C']:8.2f} {t['wrap']:8.2f} {tt} {cr} {wr} {q:5.2f} "
+                        f"{lo:5.2f}-{hi:4.2f} {n:3d}")
+                if args.core:
+                    cell += f" {t['core']:8.2f} {t['wrap'] / t['core']:5.2f}"
+                cells.append(cell)
+                qs.append(q)
+                if abs(q - 1.0) > args.tolerance:
+                    missed.append(f"{name} {what} {q:.2f} ({lo:.2f}-{hi:.2f})")
+                elif lo < 1.0 - args.tolerance or hi > 1.0 + args.tolerance:
+                    open_ci.append(f"{name} {what} {lo:.2f}-{hi:.2f}")
+        finally:
+            cb.close(h)
         print(f"{name:<4} | {cells[0]} | {cells[1]} | {'ok' if ok else 'DIFF'}", flush=True)
-        del tc, wc
+        del tc, wc, cc
     geo = math.exp(sum(map(math.log, qs)) / len(qs))
-    geoi = math.exp(sum(map(math.log, qis)) / len(qis))
-    print(f"\nms; C r = C bench / PyTorch, wr r = wrapper / PyTorch, q = wr r / C r; core = the "
-          f"same kernels through dresample._core in this process (preallocated outputs, timed "
-          f"like the wrapper and PyTorch), qi = wrapper / core; target |q - 1| <= "
-          f"{args.tolerance:.2f}")
+    print(f"\nms; C = the C bench's timing loop (bench.c, the module build) in this process, "
+          f"C r = C / PyTorch, wr r = wrapper / PyTorch, q = the median over the rounds of "
+          f"wrapper / C (a round's two calls; with --best the fastest over the fastest)"
+          f"{'; core = the kernels through dresample._core, qi = wrapper / core' if args.core else ''}"
+          f"; target |q - 1| <= {args.tolerance:.2f}")
+    print(f"q 95 % = a distribution-free 95 % interval of q's median; rnd = the rounds run "
+          f"({args.rounds} to {args.max_rounds}: more while that interval is wider than the "
+          f"tolerance)")
     print(f"geomean q {geo:.3f}; outside the target: {', '.join(missed) if missed else 'none'}")
-    print(f"geomean qi {geoi:.3f}; outside the target: "
-          f"{', '.join(missed_i) if missed_i else 'none'}")
-    print(f"C spr = the C bench's slowest / fastest time over the {args.rounds} rounds' processes; "
-          f"rows where the C bench alone varies by more than the tolerance: "
-          f"{', '.join(noisy) if noisy else 'none'}")
+    print(f"within the target, but not the whole interval: "
+          f"{', '.join(open_ci) if open_ci else 'none'}")
     if bad:
         print(f"CHECK FAILED: wrapper results differ from the C bench on {', '.join(bad)}")
         return 1
