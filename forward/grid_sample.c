@@ -830,6 +830,17 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
 typedef struct gs_vgroup {
     int64_t o0[GS_VP], o2[GS_VP]; /* the first pixel of each pair */
     double w[4][GS_VP];           /* tap k's weight per point */
+    /* AVX-512, taps from gs_vtaps_avx512 only: when the group's pixels lie in
+     * a window of 16 columns and perm + 1 rows (2 to 4), the window's first
+     * pixel (base) and each point's top-left pixel in it (pidx lanes 0-7:
+     * (row - top row) * 16 + column - first column; lanes 8-15 the same + 1,
+     * the top-right pixel), so that a plane's taps are permutes of the
+     * window's rows instead of two gathers; lanes of top row + 2 (perm 3)
+     * in the mask m2.  perm 0: gathers. */
+    int64_t base;
+    int32_t pidx[16];
+    int perm;
+    uint16_t m2;
 } gs_vgroup;
 #define GS_MAX_VGROUPS (DRS_GS_BLOCK_ENTRIES / 4 / GS_VP)
 
@@ -851,6 +862,7 @@ static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt
                 g[j].w[k][l] = w[b * 4 + k];
         }
         full[j] = (uint8_t)all;
+        g[j].perm = 0;
     }
     return ng;
 }
@@ -860,16 +872,44 @@ static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt
  * same pixels of the plane xn (the next channel, or NULL) are prefetched */
 DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup *g,
                                                const uint8_t *full, int64_t ng, float *yc,
-                                               const float *xn)
+                                               const float *xn, int64_t W)
 {
     for (int64_t j = 0; j < ng; j++) {
         if (!full[j])
             continue;
         const gs_vgroup *q = g + j;
-        if (xn)
-            drs_gs_prefetch_group(xn, q->o0, q->o2);
         __m512d x[4];
-        drs_gs_gather4_avx512(xc, q->o0, q->o2, x);
+        if (q->perm) {
+            /* rows top, top + 1 (and top + 2) of the window; the top taps
+             * are the permutes of (row 0, row 1), the bottom ones of (row 1,
+             * row 2) with the same indices */
+            const float *b = xc + q->base;
+            const __m512 r0 = _mm512_loadu_ps(b), r1 = _mm512_loadu_ps(b + W);
+            const __m512 r2 = q->perm >= 2 ? _mm512_loadu_ps(b + 2 * W) : r1;
+            const __m512i ix = _mm512_loadu_si512((const void *)q->pidx);
+            __m512 top = _mm512_permutex2var_ps(r0, ix, r1);
+            __m512 bot = _mm512_permutex2var_ps(r1, ix, r2);
+            if (q->perm == 3) { /* the lanes of row 2 (index 32 + column) */
+                const __m512 r3 = _mm512_loadu_ps(b + 3 * W);
+                top = _mm512_mask_permutexvar_ps(top, q->m2, ix, r2);
+                bot = _mm512_mask_permutexvar_ps(bot, q->m2, ix, r3);
+            }
+            if (xn) {
+                const float *bn = xn + q->base;
+                for (int r = 0; r <= q->perm; r++) {
+                    __builtin_prefetch(bn + r * W);
+                    __builtin_prefetch(bn + r * W + 15);
+                }
+            }
+            x[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(top));
+            x[1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(top), 1)));
+            x[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(bot));
+            x[3] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot), 1)));
+        } else {
+            if (xn)
+                drs_gs_prefetch_group(xn, q->o0, q->o2);
+            drs_gs_gather4_avx512(xc, q->o0, q->o2, x);
+        }
         __m512d acc = _mm512_setzero_pd();
         for (int k = 0; k < 4; k++)
             acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[k]), x[k]));
@@ -900,15 +940,15 @@ DRS_TARGET_AVX2 static void gs_vbilin_avx2(const float *xc, const gs_vgroup *g,
 #endif
 
 static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
-                      int64_t ng, float *yc, const float *xn)
+                      int64_t ng, float *yc, const float *xn, int64_t W)
 {
 #if DRS_SIMD_MULTI
     if (level == DRS_SIMD_AVX512)
-        gs_vbilin_avx512(xc, g, full, ng, yc, xn);
+        gs_vbilin_avx512(xc, g, full, ng, yc, xn, W);
     else
         gs_vbilin_avx2(xc, g, full, ng, yc, xn);
 #else
-    (void)level, (void)xc, (void)g, (void)full, (void)ng, (void)yc, (void)xn;
+    (void)level, (void)xc, (void)g, (void)full, (void)ng, (void)yc, (void)xn, (void)W;
 #endif
 }
 
@@ -996,6 +1036,28 @@ DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_ten
                                         _mm512_cvttpd_epi64(x0[0]));
     _mm512_storeu_si512((void *)q->o0, o0);
     _mm512_storeu_si512((void *)q->o2, _mm512_add_epi64(o0, W));
+    /* the permute window (gs_vgroup): every top-left pixel in rows
+     * rmin..rmin + 1 and, with its right neighbour, in 16 columns from c0
+     * (moved left so that the window stays inside the row) */
+    q->perm = 0;
+    const int64_t Wi = p->in[2];
+    if (Wi >= 16) {
+        const double rmin = _mm512_reduce_min_pd(x0[1]), rmax = _mm512_reduce_max_pd(x0[1]);
+        const double cmin = _mm512_reduce_min_pd(x0[0]), cmax = _mm512_reduce_max_pd(x0[0]);
+        if (rmax - rmin <= 2.0 && cmax - cmin <= 14.0) {
+            const double c0 = cmin < (double)(Wi - 16) ? cmin : (double)(Wi - 16);
+            const __m256i l = _mm512_cvttpd_epi32(_mm512_add_pd(
+                _mm512_mul_pd(_mm512_sub_pd(x0[1], _mm512_set1_pd(rmin)), _mm512_set1_pd(16.0)),
+                _mm512_sub_pd(x0[0], _mm512_set1_pd(c0))));
+            _mm512_storeu_si512((void *)q->pidx,
+                                _mm512_inserti64x4(_mm512_castsi256_si512(l),
+                                                   _mm256_add_epi32(l, _mm256_set1_epi32(1)), 1));
+            const __mmask8 m = _mm512_cmp_pd_mask(x0[1], _mm512_set1_pd(rmin + 2.0), _CMP_EQ_OQ);
+            q->m2 = (uint16_t)(m | (m << 8));
+            q->base = (int64_t)rmin * Wi + (int64_t)c0;
+            q->perm = 1 + (int)(rmax - rmin);
+        }
+    }
     return 1;
 }
 
@@ -1072,6 +1134,7 @@ DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor 
         _mm256_storeu_si256((__m256i *)(void *)(q->o0 + 4 * h), o0);
         _mm256_storeu_si256((__m256i *)(void *)(q->o2 + 4 * h), _mm256_add_epi64(o0, W));
     }
+    q->perm = 0; /* (the AVX2 groups always gather) */
     return 1;
 }
 
@@ -1296,7 +1359,8 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                 if (nvg) /* (VEC: T is float) */                                               \
                     gs_vbilin(vlev, (const float *)(const void *)xc, vg, vfull, nvg,           \
                               (float *)(void *)yc,                                             \
-                              c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);       \
+                              c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL,        \
+                              p->in[2]);                                                       \
                 for (int64_t b = 0; b < q1 - q0; b++) {                                        \
                     if (drs_gs_in_full_group(b, nvg, vfull)) { /* done by the groups */        \
                         b = (b / GS_VP + 1) * GS_VP - 1;                                       \

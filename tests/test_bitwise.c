@@ -35,7 +35,8 @@ typedef struct spec {
     int align;    /* GridSample align_corners */
     int rank5;    /* GridSample 5-D */
     int special;  /* GridSample 2-D with a grid of special values (special_grid):
-                     1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX) */
+                     1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX); 3: a smooth
+                     warp (warp_grid), GridSample-16 */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -193,6 +194,32 @@ static void special_grid(drs_dtype dt, void *g, int64_t n)
     }
 }
 
+/* A smooth warp of a 2-D grid [N, H, W, 2]: per output row i a rotation by
+ * -30 .. +30 degrees (with the row), scale 0.95 for n = 0 (inside the data
+ * but for corners) and 1.2 with a shift for n = 1 (partly outside), the way
+ * affine_grid places points (align_corners=False).  Neighbouring points then
+ * lie close together, in windows of 1 to 4 rows, near every edge, as the
+ * vector paths for such grids expect, with a few groups that do not fit. */
+static void warp_grid(drs_dtype dt, void *g, const int64_t *gs)
+{
+    for (int64_t n = 0; n < gs[0]; n++)
+        for (int64_t i = 0; i < gs[1]; i++)
+            for (int64_t j = 0; j < gs[2]; j++) {
+                const double deg = -30.0 + 60.0 * (double)i / (double)(gs[1] - 1);
+                const double a = deg * 3.14159265358979 / 180.0;
+                const double sc = n ? 1.2 : 0.95, tx = n ? 0.1 : 0.0, ty = n ? -0.07 : 0.0;
+                const double xn = (2.0 * (double)j + 1.0) / (double)gs[2] - 1.0;
+                const double yn = (2.0 * (double)i + 1.0) / (double)gs[1] - 1.0;
+                const double gx = sc * (cos(a) * xn - sin(a) * yn) + tx;
+                const double gy = sc * (sin(a) * xn + cos(a) * yn) + ty;
+                const int64_t k = ((n * gs[1] + i) * gs[2] + j) * 2;
+                if (dt == DRS_F32)
+                    ((float *)g)[k] = (float)gx, ((float *)g)[k + 1] = (float)gy;
+                else
+                    ((double *)g)[k] = gx, ((double *)g)[k + 1] = gy;
+            }
+}
+
 /* GridSample: data [2, 8, 41, 37] with a grid [2, 33, 35, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
@@ -221,7 +248,9 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     const size_t es = drs_dtype_size(s->dt);
     x.data = fill(s->dt, numel(&x), 5, -1.0, 1.0);
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
-    if (s->special)
+    if (s->special == 3)
+        warp_grid(s->dt, g.data, g.shape);
+    else if (s->special)
         special_grid(s->dt, g.data, numel(&g));
     if (!s->bwd) {
         y.data = malloc((size_t)numel(&y) * es);
@@ -262,6 +291,7 @@ static void add(spec s)
         snprintf(g_name[g_n], sizeof g_name[g_n], "%s-%s/%s/%s/align=%d/%s/%s", fam[s.fam],
                  s.special == 1   ? "9-4d-special"
                  : s.special == 2 ? "16-4d-special"
+                 : s.special == 3 ? "16-4d-warp"
                  : s.rank5        ? "5d"
                                   : "4d",
                  drs_grid_mode_str((drs_grid_mode)s.mode, 20),
@@ -325,6 +355,8 @@ static void build_cases(void)
                             add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5, 0});
                             for (int sp = 1; sp <= 2 && !r5 && m != DRS_GRID_BICUBIC; sp++)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp});
+                            if (!r5)
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 3});
                         }
 }
 
