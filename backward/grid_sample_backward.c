@@ -113,6 +113,7 @@ typedef struct gs_gg_vgroup {
     int64_t o0[DRS_GS_VP], o2[DRS_GS_VP]; /* the first pixel of each pair */
     double hy[4][DRS_GS_VP], hx[4][DRS_GS_VP]; /* dw/dy and dw/dx of tap k */
     double gy[DRS_GS_VP], gx[DRS_GS_VP];       /* the sums so far */
+    drs_gs_window win; /* AVX-512: the permute window (perm 0: gathers) */
 } gs_gg_vgroup;
 #define GS_GG_MAX_VGROUPS (GS_GG_ENTRIES / 4 / DRS_GS_VP)
 
@@ -120,7 +121,7 @@ typedef struct gs_gg_vgroup {
  * with 4 taps.  Returns the number of groups (a partial last group is left
  * to the scalar path). */
 static int64_t gs_gg_vgroups(const int64_t *off, double *const dw[3], const int32_t *nt,
-                             const unsigned char *act, int64_t np, gs_gg_vgroup *g,
+                             const unsigned char *act, int64_t np, int64_t W, gs_gg_vgroup *g,
                              unsigned char *full)
 {
     const int64_t ng = np / DRS_GS_VP;
@@ -138,6 +139,9 @@ static int64_t gs_gg_vgroups(const int64_t *off, double *const dw[3], const int3
             g[j].gy[l] = g[j].gx[l] = 0.0;
         }
         full[j] = (unsigned char)all;
+        g[j].win.perm = 0;
+        if (all)
+            drs_gs_window_of(g[j].o0, g[j].o2, W, &g[j].win);
     }
     return ng;
 }
@@ -149,7 +153,7 @@ static int64_t gs_gg_vgroups(const int64_t *off, double *const dw[3], const int3
 DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float *dyc0, int64_t Q,
                                                   int64_t P, int cs, gs_gg_vgroup *g,
                                                   const unsigned char *full, int64_t ng,
-                                                  int npf)
+                                                  int npf, int64_t W)
 {
     for (int64_t j = 0; j < ng; j++) {
         if (!full[j])
@@ -157,10 +161,16 @@ DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float 
         gs_gg_vgroup *q = g + j;
         __m512d gy = _mm512_loadu_pd(q->gy), gx = _mm512_loadu_pd(q->gx);
         for (int i = 0; i < cs; i++) {
-            if (i < npf)
-                drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
             __m512d x[4];
-            drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
+            if (q->win.perm) {
+                if (i < npf)
+                    drs_gs_prefetch_window(xc0 + (GS_GG_CH + i) * Q, W, &q->win);
+                drs_gs_window4_avx512(xc0 + i * Q, W, &q->win, x);
+            } else {
+                if (i < npf)
+                    drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
+                drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
+            }
             __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
             for (int k = 0; k < 4; k++) {
                 ay = _mm512_add_pd(ay, _mm512_mul_pd(_mm512_loadu_pd(q->hy[k]), x[k]));
@@ -210,16 +220,16 @@ DRS_TARGET_AVX2 static void gs_gg_vbilin_avx2(const float *xc0, const float *dyc
 
 static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t Q, int64_t P,
                          int cs, gs_gg_vgroup *g, const unsigned char *full, int64_t ng,
-                         int npf)
+                         int npf, int64_t W)
 {
 #if DRS_SIMD_MULTI
     if (level == DRS_SIMD_AVX512)
-        gs_gg_vbilin_avx512(xc0, dyc0, Q, P, cs, g, full, ng, npf);
+        gs_gg_vbilin_avx512(xc0, dyc0, Q, P, cs, g, full, ng, npf, W);
     else
         gs_gg_vbilin_avx2(xc0, dyc0, Q, P, cs, g, full, ng, npf);
 #else
     (void)level, (void)xc0, (void)dyc0, (void)Q, (void)P, (void)cs, (void)g, (void)full;
-    (void)ng, (void)npf;
+    (void)ng, (void)npf, (void)W;
 #endif
 }
 
@@ -263,7 +273,8 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
             }                                                                                  \
             gs_gg_vgroup vg[GS_GG_MAX_VGROUPS];                                                \
             unsigned char vfull[GS_GG_MAX_VGROUPS] = {0};                                      \
-            const int64_t nvg = vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, vg, vfull) : 0;  \
+            const int64_t nvg =                                                                \
+                vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, p->in[2], vg, vfull) : 0;        \
             for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \
@@ -272,7 +283,8 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                     gs_gg_vbilin(vlev, (const float *)(const void *)xc0,                       \
                                  (const float *)(const void *)dyc0, Q, P, cs, vg, vfull, nvg,  \
                                  (int)(C - c0 - GS_GG_CH < 0 ? 0                               \
-                                       : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs)));  \
+                                       : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs)),   \
+                                 p->in[2]);                                                    \
                 for (int64_t b = 0; b < np; b++) {                                             \
                     if (!act[b])                                                               \
                         continue;                                                              \
@@ -384,8 +396,9 @@ typedef struct gs_scratch {
     int64_t *rowptr;   /* gather: [Q + 1] */
     int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
     double *w;         /* gather: [Pb * T] */
-    double *plane;     /* scatter: [threads * group * Q] */
+    double *plane;     /* scatter: [threads * group * Q], vector scatter [threads * Q * GS_VS] */
     int threads;       /* the team size the scratch was sized for */
+    int vs;            /* scatter: the vector scatter (gs_vscatter_*) */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
 
@@ -502,15 +515,92 @@ static int gs_scatter_group(const drs_gs_plan *p)
             GS_SCATTER_DOT(nt, NC, acc, Q, w, o, d);                                           \
     }
 
+/* The vector scatter: the nc (<= GS_VS) channels of a group as the lanes of
+ * a vector of GS_VS doubles, their planes interleaved pixel by pixel (acc
+ * [Q][GS_VS]), so that a tap adds w * d to the pixel's sums of every channel
+ * in one vector operation, without conflicts (one lane per channel, the
+ * points in ascending order).  Each lane's sum is the scalar scatter's: the
+ * same products w * d added in the same order, so the same bits.  dy is
+ * turned lane-wise a chunk of points at a time (lanes >= nc stay 0). */
+#define GS_VS 8
+#define GS_VS_CHUNK 128
+/* at most this many doubles of vector planes in all (64 MiB): beyond, the
+ * scalar scatter (the same bits) */
+#define GS_VS_MAX_DOUBLES ((int64_t)8 << 20)
+typedef double gs_vsd __attribute__((vector_size(8 * GS_VS), aligned(8)));
+#define GS_VSCATTER(T, NAME)                                                                   \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const T *dyc, int64_t P, int nc, const int64_t *toff, const double *tw,       \
+                 const int32_t *ntap, int mt, gs_vsd *acc),                                    \
+                (dyc, P, nc, toff, tw, ntap, mt, acc), {                                       \
+                    gs_vsd dbuf[GS_VS_CHUNK];                                                  \
+                    for (int b = 0; b < GS_VS_CHUNK; b++)                                      \
+                        dbuf[b] = (gs_vsd){0.0};                                               \
+                    for (int64_t q0 = 0; q0 < P; q0 += GS_VS_CHUNK) {                          \
+                        const int m = P - q0 < GS_VS_CHUNK ? (int)(P - q0) : GS_VS_CHUNK;      \
+                        for (int i = 0; i < nc; i++)                                           \
+                            for (int b = 0; b < m; b++)                                        \
+                                dbuf[b][i] = (double)dyc[i * P + q0 + b];                      \
+                        for (int b = 0; b < m; b++) {                                          \
+                            const int64_t q = q0 + b;                                          \
+                            const int64_t *o = toff + q * mt;                                  \
+                            const double *w = tw + q * mt;                                     \
+                            const gs_vsd d = dbuf[b];                                          \
+                            if (ntap[q] == 4 && mt == 4) {                                     \
+                                acc[o[0]] += w[0] * d;                                         \
+                                acc[o[1]] += w[1] * d;                                         \
+                                acc[o[2]] += w[2] * d;                                         \
+                                acc[o[3]] += w[3] * d;                                         \
+                            } else {                                                           \
+                                for (int k = 0; k < ntap[q]; k++)                              \
+                                    acc[o[k]] += w[k] * d;                                     \
+                            }                                                                  \
+                        }                                                                      \
+                    }                                                                          \
+                })
+GS_VSCATTER(float, gs_vscatter_f32)
+GS_VSCATTER(double, gs_vscatter_f64)
+#define gs_vscatter_T(T) _Generic((T *)0, float *: gs_vscatter_f32, double *: gs_vscatter_f64)
+
 /* Scatter scheme for image n (all its taps in s): parallel over groups of
  * channels, each thread's planes (zero on entry and on exit) summing the points in
  * ascending order; overwrite stores 0.0 + sum (the zeroed data_delta plus
- * the sum), accumulate adds the sum to the pixels that have an entry. */
+ * the sum), accumulate adds the sum to the pixels that have an entry.  With
+ * s->vs, groups of up to GS_VS channels through the vector scatter (fewer
+ * when that leaves a thread of the team without a group: the grouping
+ * changes no bit). */
 #define GS_DATA_SCATTER(T, NAME)                                                               \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s,  \
                      int accumulate)                                                           \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
+        if (s->vs) {                                                                           \
+            int64_t cv = GS_VS; /* channels per group */                                       \
+            if ((C + GS_VS - 1) / GS_VS < s->threads)                                          \
+                cv = (C + s->threads - 1) / s->threads;                                        \
+            const int64_t nvg = (C + cv - 1) / cv;                                             \
+            _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)") \
+            for (int64_t g = 0; g < nvg; g++) {                                                \
+                const int64_t c0 = g * cv;                                                     \
+                const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                          \
+                gs_vsd *acc = (gs_vsd *)(void *)(s->plane +                                    \
+                                                 (int64_t)omp_get_thread_num() * GS_VS * Q);   \
+                gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,  \
+                                 p->max_taps, acc);                                            \
+                for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */     \
+                    const gs_vsd a = acc[j];                                                   \
+                    T *dxj = dx + (n * C + c0) * Q + j;                                        \
+                    if (!accumulate)                                                           \
+                        for (int i = 0; i < nc; i++)                                           \
+                            dxj[i * Q] = (T)(0.0 + a[i]);                                      \
+                    else if (s->hit[j])                                                        \
+                        for (int i = 0; i < nc; i++)                                           \
+                            dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                       \
+                    acc[j] = (gs_vsd){0.0};                                                    \
+                }                                                                              \
+            }                                                                                  \
+            return;                                                                            \
+        }                                                                                      \
         const int cg = gs_scatter_group(p);                                                    \
         const int64_t ng = (C + cg - 1) / cg;                                                  \
         const int mt = p->max_taps;                                                            \
@@ -572,18 +662,20 @@ static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
            (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
 }
 
-static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int threads,
-                                   int accumulate, gs_scratch *s)
+static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int vs,
+                                   int threads, int accumulate, gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
     s->threads = threads;
+    s->vs = scatter && vs;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
     s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
     s->tap_w = drs__malloc((size_t)E * sizeof(double));
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        s->plane = drs__calloc((size_t)threads * (size_t)gs_scatter_group(p) * (size_t)p->Q,
+        s->plane = drs__calloc((size_t)threads * (size_t)(s->vs ? GS_VS : gs_scatter_group(p)) *
+                                   (size_t)p->Q,
                                sizeof(double)); /* zero; each use leaves it zero */
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
@@ -648,7 +740,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0, tasks = 0;
+    int scatter = 0, tasks = 0, vs = 0;
     const int threads = drs__nthreads();
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
@@ -656,18 +748,22 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             Pb = p.P;
         scatter = gs_use_scatter(&p, Pb);
         tasks = gs_image_tasks(&p, scatter, threads);
+        /* the vector scatter while all the threads' planes stay within
+         * GS_VS_MAX_DOUBLES (p.Q <= GS_BLOCK_ENTRIES / 4 here) */
+        vs = scatter && (int64_t)threads * GS_VS * p.Q <= GS_VS_MAX_DOUBLES;
         if (tasks) {
             st = drs__calloc((size_t)threads, sizeof *st);
             if (!st)
                 return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
             for (int t = 0; t < threads; t++)
-                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, &st[t])) != DRS_OK) {
+                if ((s = gs_scratch_alloc(&p, Pb, 1, vs, 1, accumulate, &st[t])) != DRS_OK) {
                     for (int u = 0; u < t; u++)
                         scratch_free(&st[u]);
                     free(st);
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, threads, accumulate, &sc)) != DRS_OK) {
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, vs, threads, accumulate, &sc)) !=
+                   DRS_OK) {
             return s;
         }
     }

@@ -830,17 +830,7 @@ GS_INLINE drs_gs_v2d gs_pair_f64(const double *x)
 typedef struct gs_vgroup {
     int64_t o0[GS_VP], o2[GS_VP]; /* the first pixel of each pair */
     double w[4][GS_VP];           /* tap k's weight per point */
-    /* AVX-512, taps from gs_vtaps_avx512 only: when the group's pixels lie in
-     * a window of 16 columns and perm + 1 rows (2 to 4), the window's first
-     * pixel (base) and each point's top-left pixel in it (pidx lanes 0-7:
-     * (row - top row) * 16 + column - first column; lanes 8-15 the same + 1,
-     * the top-right pixel), so that a plane's taps are permutes of the
-     * window's rows instead of two gathers; lanes of top row + 2 (perm 3)
-     * in the mask m2.  perm 0: gathers. */
-    int64_t base;
-    int32_t pidx[16];
-    int perm;
-    uint16_t m2;
+    drs_gs_window win; /* AVX-512: the permute window (perm 0: gathers) */
 } gs_vgroup;
 #define GS_MAX_VGROUPS (DRS_GS_BLOCK_ENTRIES / 4 / GS_VP)
 
@@ -848,7 +838,7 @@ typedef struct gs_vgroup {
  * full[j]: whether group j has all its taps.  Returns the number of groups
  * (a partial last group is left to the scalar path). */
 static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt, int64_t np,
-                          gs_vgroup *g, uint8_t *full)
+                          int64_t W, gs_vgroup *g, uint8_t *full)
 {
     const int64_t ng = np / GS_VP;
     for (int64_t j = 0; j < ng; j++) {
@@ -862,7 +852,9 @@ static int64_t gs_vgroups(const int64_t *off, const double *w, const int32_t *nt
                 g[j].w[k][l] = w[b * 4 + k];
         }
         full[j] = (uint8_t)all;
-        g[j].perm = 0;
+        g[j].win.perm = 0;
+        if (all)
+            drs_gs_window_of(g[j].o0, g[j].o2, W, &g[j].win);
     }
     return ng;
 }
@@ -879,32 +871,10 @@ DRS_TARGET_AVX512 static void gs_vbilin_avx512(const float *xc, const gs_vgroup 
             continue;
         const gs_vgroup *q = g + j;
         __m512d x[4];
-        if (q->perm) {
-            /* rows top, top + 1 (and top + 2) of the window; the top taps
-             * are the permutes of (row 0, row 1), the bottom ones of (row 1,
-             * row 2) with the same indices */
-            const float *b = xc + q->base;
-            const __m512 r0 = _mm512_loadu_ps(b), r1 = _mm512_loadu_ps(b + W);
-            const __m512 r2 = q->perm >= 2 ? _mm512_loadu_ps(b + 2 * W) : r1;
-            const __m512i ix = _mm512_loadu_si512((const void *)q->pidx);
-            __m512 top = _mm512_permutex2var_ps(r0, ix, r1);
-            __m512 bot = _mm512_permutex2var_ps(r1, ix, r2);
-            if (q->perm == 3) { /* the lanes of row 2 (index 32 + column) */
-                const __m512 r3 = _mm512_loadu_ps(b + 3 * W);
-                top = _mm512_mask_permutexvar_ps(top, q->m2, ix, r2);
-                bot = _mm512_mask_permutexvar_ps(bot, q->m2, ix, r3);
-            }
-            if (xn) {
-                const float *bn = xn + q->base;
-                for (int r = 0; r <= q->perm; r++) {
-                    __builtin_prefetch(bn + r * W);
-                    __builtin_prefetch(bn + r * W + 15);
-                }
-            }
-            x[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(top));
-            x[1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(top), 1)));
-            x[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(bot));
-            x[3] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot), 1)));
+        if (q->win.perm) {
+            drs_gs_window4_avx512(xc, W, &q->win, x);
+            if (xn)
+                drs_gs_prefetch_window(xn, W, &q->win);
         } else {
             if (xn)
                 drs_gs_prefetch_group(xn, q->o0, q->o2);
@@ -1036,10 +1006,12 @@ DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_ten
                                         _mm512_cvttpd_epi64(x0[0]));
     _mm512_storeu_si512((void *)q->o0, o0);
     _mm512_storeu_si512((void *)q->o2, _mm512_add_epi64(o0, W));
-    /* the permute window (gs_vgroup): every top-left pixel in rows
-     * rmin..rmin + 1 and, with its right neighbour, in 16 columns from c0
-     * (moved left so that the window stays inside the row) */
-    q->perm = 0;
+    /* the permute window (drs_gs_window_of, here from the rows and columns
+     * at hand): every top-left pixel in rows rmin .. rmin + 2 and, with its
+     * right neighbour, in 16 columns from c0 (moved left so that the window
+     * stays inside the row) */
+    drs_gs_window *win = &q->win;
+    win->perm = 0;
     const int64_t Wi = p->in[2];
     if (Wi >= 16) {
         const double rmin = _mm512_reduce_min_pd(x0[1]), rmax = _mm512_reduce_max_pd(x0[1]);
@@ -1049,13 +1021,13 @@ DRS_TARGET_AVX512 static int gs_vtaps_avx512(const drs_gs_plan *p, const drs_ten
             const __m256i l = _mm512_cvttpd_epi32(_mm512_add_pd(
                 _mm512_mul_pd(_mm512_sub_pd(x0[1], _mm512_set1_pd(rmin)), _mm512_set1_pd(16.0)),
                 _mm512_sub_pd(x0[0], _mm512_set1_pd(c0))));
-            _mm512_storeu_si512((void *)q->pidx,
+            _mm512_storeu_si512((void *)win->pidx,
                                 _mm512_inserti64x4(_mm512_castsi256_si512(l),
                                                    _mm256_add_epi32(l, _mm256_set1_epi32(1)), 1));
             const __mmask8 m = _mm512_cmp_pd_mask(x0[1], _mm512_set1_pd(rmin + 2.0), _CMP_EQ_OQ);
-            q->m2 = (uint16_t)(m | (m << 8));
-            q->base = (int64_t)rmin * Wi + (int64_t)c0;
-            q->perm = 1 + (int)(rmax - rmin);
+            win->m2 = (uint16_t)(m | (m << 8));
+            win->base = (int64_t)rmin * Wi + (int64_t)c0;
+            win->perm = 1 + (int)(rmax - rmin);
         }
     }
     return 1;
@@ -1134,7 +1106,7 @@ DRS_TARGET_AVX2 static int gs_vtaps_avx2(const drs_gs_plan *p, const drs_tensor 
         _mm256_storeu_si256((__m256i *)(void *)(q->o0 + 4 * h), o0);
         _mm256_storeu_si256((__m256i *)(void *)(q->o2 + 4 * h), _mm256_add_epi64(o0, W));
     }
-    q->perm = 0; /* (the AVX2 groups always gather) */
+    q->win.perm = 0; /* (the AVX2 groups always gather) */
     return 1;
 }
 
@@ -1295,7 +1267,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
         const drs_gs_block sub = {bt->off + j * GS_VP * 4, bt->w + j * GS_VP * 4,
                                   bt->nt + j * GS_VP, {NULL, NULL, NULL}, NULL};
         drs_gs_block_taps(p, grid, pt0 + j * GS_VP, GS_VP, &sub);
-        gs_vgroups(sub.off, sub.w, sub.nt, GS_VP, g + j, full + j);
+        gs_vgroups(sub.off, sub.w, sub.nt, GS_VP, p->in[2], g + j, full + j);
     }
     if (np > ng * GS_VP) {
         const drs_gs_block tail = {bt->off + ng * GS_VP * 4, bt->w + ng * GS_VP * 4,

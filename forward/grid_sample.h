@@ -141,4 +141,93 @@ static inline void drs_gs_prefetch_group(const float *xn, const int64_t *o0, con
 }
 #endif
 
+/* The permute window of a group (AVX-512): when the group's pixels lie in 16
+ * columns and perm + 1 rows (2 to 4) of a plane W wide, base is the window's
+ * first pixel and pidx lanes 0-7 each point's top-left pixel in it ((row -
+ * top row) * 16 + column - first column; lanes 8-15 the same + 1, its
+ * top-right pixel), m2 the lanes (both halves) of top row + 2: the plane's 4
+ * taps are then permutes of the window's rows (drs_gs_window4_avx512)
+ * instead of two gathers.  perm 0: no window (gathers). */
+typedef struct drs_gs_window {
+    int64_t base;
+    int32_t pidx[16];
+    int perm;
+    uint16_t m2;
+} drs_gs_window;
+
+/* The window of the top-left pixels o0[] (o2[l] = o0[l] + W, all 4 taps
+ * inside the plane) in a plane W wide; the first column is moved left so
+ * that the window stays inside its rows.  Sets w->perm (0: none fits). */
+static inline void drs_gs_window_of(const int64_t *o0, const int64_t *o2, int64_t W,
+                                    drs_gs_window *w)
+{
+    w->perm = 0;
+    if (W < 16)
+        return;
+    const double inv = 1.0 / (double)W;
+    int64_t r[DRS_GS_VP], c[DRS_GS_VP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+    for (int l = 0; l < DRS_GS_VP; l++) {
+        if (o2[l] != o0[l] + W || o0[l] < 0)
+            return;
+        int64_t q = (int64_t)((double)o0[l] * inv); /* the row: o0 / W, corrected */
+        while (q > 0 && q * W > o0[l])
+            q--;
+        while ((q + 1) * W <= o0[l])
+            q++;
+        r[l] = q;
+        c[l] = o0[l] - q * W;
+        rmin = r[l] < rmin ? r[l] : rmin;
+        rmax = r[l] > rmax ? r[l] : rmax;
+        cmin = c[l] < cmin ? c[l] : cmin;
+        cmax = c[l] > cmax ? c[l] : cmax;
+    }
+    if (rmax - rmin > 2 || cmax - cmin > 14)
+        return;
+    const int64_t c0 = cmin < W - 16 ? cmin : W - 16;
+    w->m2 = 0;
+    for (int l = 0; l < DRS_GS_VP; l++) {
+        w->pidx[l] = (int32_t)((r[l] - rmin) * 16 + c[l] - c0);
+        w->pidx[l + 8] = w->pidx[l] + 1;
+        if (r[l] == rmin + 2)
+            w->m2 |= (uint16_t)(0x101u << l);
+    }
+    w->base = rmin * W + c0;
+    w->perm = 1 + (int)(rmax - rmin);
+}
+
+#if DRS_SIMD_MULTI
+/* x[0..3] of drs_gs_gather4_avx512 through the window w (w->perm > 0) of the
+ * plane xc, rows W apart: the top taps are permutes of (row 0, row 1), the
+ * bottom ones of (row 1, row 2) with the same indices; with perm 3 the lanes
+ * of row 2 (index 32 + column) are permuted from rows 2 and 3. */
+DRS_TARGET_AVX512 static inline void drs_gs_window4_avx512(const float *xc, int64_t W,
+                                                           const drs_gs_window *w, __m512d x[4])
+{
+    const float *b = xc + w->base;
+    const __m512 r0 = _mm512_loadu_ps(b), r1 = _mm512_loadu_ps(b + W);
+    const __m512 r2 = w->perm >= 2 ? _mm512_loadu_ps(b + 2 * W) : r1;
+    const __m512i ix = _mm512_loadu_si512((const void *)w->pidx);
+    __m512 top = _mm512_permutex2var_ps(r0, ix, r1);
+    __m512 bot = _mm512_permutex2var_ps(r1, ix, r2);
+    if (w->perm == 3) {
+        const __m512 r3 = _mm512_loadu_ps(b + 3 * W);
+        top = _mm512_mask_permutexvar_ps(top, w->m2, ix, r2);
+        bot = _mm512_mask_permutexvar_ps(bot, w->m2, ix, r3);
+    }
+    x[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(top));
+    x[1] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(top), 1)));
+    x[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(bot));
+    x[3] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot), 1)));
+}
+/* the window's rows in the plane xn */
+static inline void drs_gs_prefetch_window(const float *xn, int64_t W, const drs_gs_window *w)
+{
+    const float *b = xn + w->base;
+    for (int r = 0; r <= w->perm; r++) {
+        __builtin_prefetch(b + r * W);
+        __builtin_prefetch(b + r * W + 15);
+    }
+}
+#endif
+
 #endif

@@ -220,7 +220,9 @@ static void warp_grid(drs_dtype dt, void *g, const int64_t *gs)
             }
 }
 
-/* GridSample: data [2, 8, 41, 37] with a grid [2, 33, 35, 2], or data
+/* GridSample: data [2, 16, 41, 37] (16 channels: the backward's scatter
+ * scheme, whose channel groups depend on the thread count) with a grid
+ * [2, 33, 35, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
@@ -230,7 +232,7 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     ga.mode = (drs_grid_mode)s->mode;
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
-    drs_tensor x = {s->dt, 4, {2, 8, 41, 37}, NULL}, g = {s->dt, 4, {2, 33, 35, 2}, NULL};
+    drs_tensor x = {s->dt, 4, {2, 16, 41, 37}, NULL}, g = {s->dt, 4, {2, 33, 35, 2}, NULL};
     if (s->rank5) {
         const drs_tensor x5 = {s->dt, 5, {2, 4, 9, 11, 13}, NULL};
         const drs_tensor g5 = {s->dt, 5, {2, 7, 9, 10, 3}, NULL};

@@ -788,6 +788,10 @@ static void test_image_threads(void)
     float *x = malloc((size_t)nx * 4), *g = malloc((size_t)ng * 4), *dy = malloc((size_t)ny * 4);
     float *dx = malloc((size_t)nx * 4), *dg = malloc((size_t)ng * 4);
     float *dx1 = malloc((size_t)nx * 4), *dg1 = malloc((size_t)ng * 4);
+    float *dxo = malloc((size_t)nx * 4); /* the overwrite result of the same mode */
+    CHECK(x && g && dy && dx && dg && dx1 && dg1 && dxo, "test_image_threads: out of memory");
+    if (!(x && g && dy && dx && dg && dx1 && dg1 && dxo))
+        return;
     for (int64_t i = 0; i < nx; i++)
         x[i] = (float)(2 * urand() - 1);
     for (int64_t i = 0; i < ng; i++)
@@ -815,6 +819,21 @@ static void test_image_threads(void)
                     if (t == 0) {
                         memcpy(dx1, dx, (size_t)nx * 4);
                         memcpy(dg1, dg, (size_t)ng * 4);
+                        if (!acc) {
+                            memcpy(dxo, dx, (size_t)nx * 4);
+                            continue;
+                        }
+                        /* accumulate = the start + the overwrite result, every pixel
+                         * (those no point reaches keep the start) */
+                        int64_t bad = -1;
+                        for (int64_t i = 0; i < nx && bad < 0; i++) {
+                            const double want = (double)((float)(i % 7) * 0.25f) + dxo[i];
+                            if (fabs((double)dx[i] - want) > 1e-6 * (1.0 + fabs(want)))
+                                bad = i;
+                        }
+                        CHECK(bad < 0, "image threads accumulate m=%d p=%d: dx[%lld] = %g, expected %g",
+                              mi, pad, (long long)bad, bad < 0 ? 0.0 : (double)dx[bad],
+                              bad < 0 ? 0.0 : (double)((float)(bad % 7) * 0.25f) + dxo[bad]);
                         continue;
                     }
                     CHECK(memcmp(dx, dx1, (size_t)nx * 4) == 0, "image threads dx m=%d p=%d acc=%d t=%d", mi, pad, acc, threads[t]);
@@ -823,7 +842,7 @@ static void test_image_threads(void)
                 ncases++;
             }
     drs_set_num_threads(2);
-    free(x), free(g), free(dy), free(dx), free(dg), free(dx1), free(dg1);
+    free(x), free(g), free(dy), free(dx), free(dg), free(dx1), free(dg1), free(dxo);
     printf("  image tasks: %d configurations bitwise equal at 1/2/3/4/8 threads\n", ncases);
 }
 

@@ -87,6 +87,8 @@ SHAPES_4D = [
     ((2, 1, 7, 1), (6, 2)),      # W = 1
     ((1, 1, 1, 1), (2, 3)),      # 1 x 1 image
     ((1, 3, 16, 12), (10, 14)),  # larger, non-square
+    ((2, 13, 9, 10), (7, 8)),    # 13 channels: the backward's scatter scheme, groups of 8 + 5
+    ((1, 20, 17, 18), (12, 21)),  # 20 channels, one image: groups of 8, 8 and 4
 ]
 SHAPES_5D = [
     ((1, 2, 4, 5, 3), (3, 4, 5)),
