@@ -275,6 +275,19 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
             unsigned char vfull[GS_GG_MAX_VGROUPS] = {0};                                      \
             const int64_t nvg =                                                                \
                 vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, p->in[2], vg, vfull) : 0;        \
+            /* the runs [rb[r], re[r]) of points outside the full groups: the scalar   \
+             * loop's */                                                                 \
+            int64_t rb[GS_GG_MAX_VGROUPS + 1] = {0}, re[GS_GG_MAX_VGROUPS + 1] = {0}, nr = 0;  \
+            for (int64_t b = 0; b < np;) {                                                     \
+                if (drs_gs_in_full_group(b, nvg, vfull)) {                                     \
+                    b += DRS_GS_VP;                                                            \
+                    continue;                                                                  \
+                }                                                                              \
+                rb[nr] = b;                                                                    \
+                while (b < np && !drs_gs_in_full_group(b, nvg, vfull))                         \
+                    b++;                                                                       \
+                re[nr++] = b;                                                                  \
+            }                                                                                  \
             for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \
@@ -285,13 +298,10 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                                  (int)(C - c0 - GS_GG_CH < 0 ? 0                               \
                                        : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs)),   \
                                  p->in[2]);                                                    \
-                for (int64_t b = 0; b < np; b++) {                                             \
+                for (int64_t r = 0; r < nr; r++)                                               \
+                for (int64_t b = rb[r]; b < re[r]; b++) {                                      \
                     if (!act[b])                                                               \
                         continue;                                                              \
-                    if (drs_gs_in_full_group(b, nvg, vfull)) { /* done by the groups */        \
-                        b = (b / DRS_GS_VP + 1) * DRS_GS_VP - 1; /* (a pair may end in it) */  \
-                        continue;                                                              \
-                    }                                                                          \
                     const int64_t *o = off + b * mt;                                           \
                     if (S == 2 && mt == 4 && nt[b] == 4 && b + 1 < np && act[b + 1] &&         \
                         nt[b + 1] == 4) { /* two points at once */                             \

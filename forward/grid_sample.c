@@ -1314,6 +1314,19 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                 if (!drs_gs_in_full_group(b, nvg, vfull)) /* (their taps may be left out) */   \
                     for (int k = 0; k < 4; k++)                                                \
                         wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};          \
+            /* the runs [rb[r], re[r]) of points outside the full groups (runs start   \
+             * and end at group bounds, or at the block's end): the scalar loop's */     \
+            int64_t rb[GS_MAX_VGROUPS + 1], re[GS_MAX_VGROUPS + 1], nr = 0;                    \
+            for (int64_t b = 0; b < q1 - q0;) {                                                \
+                if (drs_gs_in_full_group(b, nvg, vfull)) {                                     \
+                    b += GS_VP;                                                                \
+                    continue;                                                                  \
+                }                                                                              \
+                rb[nr] = b;                                                                    \
+                while (b < q1 - q0 && !drs_gs_in_full_group(b, nvg, vfull))                    \
+                    b++;                                                                       \
+                re[nr++] = b;                                                                  \
+            }                                                                                  \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *yc = y + (n * C + c) * P + q0;                                              \
@@ -1333,11 +1346,8 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                               (float *)(void *)yc,                                             \
                               c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL,        \
                               p->in[2]);                                                       \
-                for (int64_t b = 0; b < q1 - q0; b++) {                                        \
-                    if (drs_gs_in_full_group(b, nvg, vfull)) { /* done by the groups */        \
-                        b = (b / GS_VP + 1) * GS_VP - 1;                                       \
-                        continue;                                                              \
-                    }                                                                          \
+                for (int64_t r = 0; r < nr; r++)                                               \
+                for (int64_t b = rb[r]; b < re[r]; b++) {                                      \
                     const int64_t *o = off + b * mt;                                           \
                     const double *wb = w + b * mt;                                             \
                     if (bilin2d && !(b & 1) && b + 1 < q1 - q0 && nt[b] == 4 && nt[b + 1] == 4) { \
