@@ -922,6 +922,129 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
 #endif
 }
 
+/* Nearest f32 with AVX-512: groups of GS_NP points (the lanes of one vector
+ * of floats) whose pixels lie in 16 columns and up to 4 rows of the plane:
+ * the window's first pixel (base), the offsets of its rows 1-3 (0 for a row
+ * it lacks: row 0 is read again), each point's pixel in it (pidx: (row -
+ * top row) * 16 + column - first column) and the lanes of rows 2 and 3 (m2,
+ * m3).  A plane's pixels are then one two-row permute and two masked
+ * one-row permutes; each output is 0.0f + pixel, the bits of the scalar
+ * (float)(0.0 + (double)pixel). */
+#define GS_NP 16
+#define GS_MAX_NGROUPS (DRS_GS_BLOCK_ENTRIES / GS_NP)
+typedef struct gs_nwin {
+    int64_t base, row[3];
+    int32_t pidx[GS_NP];
+    uint16_t m2, m3;
+} gs_nwin;
+
+/* The windows of the groups of GS_NP of the np points with taps off, nt (one
+ * tap each) in a plane W wide; ok[j]: group j has one (all its points have
+ * their pixel, in 16 columns and 4 rows).  Returns the number of groups. */
+static int64_t gs_nwindows(const int64_t *off, const int32_t *nt, int64_t np, int64_t W,
+                           gs_nwin *g, uint8_t *ok)
+{
+    const int64_t ng = np / GS_NP;
+    const double inv = 1.0 / (double)W;
+    for (int64_t j = 0; j < ng; j++) {
+        ok[j] = 0;
+        if (W < 16)
+            continue;
+        int64_t r[GS_NP], c[GS_NP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+        int all = 1;
+        for (int l = 0; l < GS_NP && all; l++) {
+            const int64_t o = off[j * GS_NP + l];
+            all = nt[j * GS_NP + l] == 1 && o >= 0;
+            int64_t q = (int64_t)((double)o * inv); /* the row: o / W, corrected */
+            while (q > 0 && q * W > o)
+                q--;
+            while ((q + 1) * W <= o)
+                q++;
+            r[l] = q;
+            c[l] = o - q * W;
+            rmin = q < rmin ? q : rmin;
+            rmax = q > rmax ? q : rmax;
+            cmin = c[l] < cmin ? c[l] : cmin;
+            cmax = c[l] > cmax ? c[l] : cmax;
+        }
+        if (!all || rmax - rmin > 3 || cmax - cmin > 15)
+            continue;
+        const int64_t c0 = cmin < W - 16 ? cmin : W - 16;
+        gs_nwin *q = g + j;
+        q->m2 = q->m3 = 0;
+        for (int l = 0; l < GS_NP; l++) {
+            q->pidx[l] = (int32_t)((r[l] - rmin) * 16 + c[l] - c0);
+            q->m2 |= (uint16_t)((r[l] == rmin + 2) << l);
+            q->m3 |= (uint16_t)((r[l] == rmin + 3) << l);
+        }
+        for (int k = 1; k <= 3; k++)
+            q->row[k - 1] = rmax - rmin >= k ? k * W : 0;
+        q->base = rmin * W + c0;
+        ok[j] = 1;
+    }
+    return ng;
+}
+
+#if DRS_SIMD_MULTI
+/* groups j < ng with ok[j] of the plane xc into yc[j * GS_NP ...]; the same
+ * rows of the plane xn (the next channel, or NULL) are prefetched */
+DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
+                                              const uint8_t *ok, int64_t ng, float *yc,
+                                              const float *xn)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!ok[j])
+            continue;
+        const gs_nwin *q = g + j;
+        const float *b = xc + q->base;
+        const __m512i ix = _mm512_loadu_si512((const void *)q->pidx);
+        __m512 v = _mm512_permutex2var_ps(_mm512_loadu_ps(b), ix, _mm512_loadu_ps(b + q->row[0]));
+        v = _mm512_mask_permutexvar_ps(v, q->m2, ix, _mm512_loadu_ps(b + q->row[1]));
+        v = _mm512_mask_permutexvar_ps(v, q->m3, ix, _mm512_loadu_ps(b + q->row[2]));
+        if (xn) {
+            const float *bn = xn + q->base;
+            __builtin_prefetch(bn);
+            __builtin_prefetch(bn + 15);
+            for (int k = 0; k < 3; k++) {
+                __builtin_prefetch(bn + q->row[k]);
+                __builtin_prefetch(bn + q->row[k] + 15);
+            }
+        }
+        _mm512_storeu_ps(yc + j * GS_NP, _mm512_add_ps(_mm512_setzero_ps(), v));
+    }
+}
+#endif
+
+static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const float *xc, float *yc,
+                     const float *xn)
+{
+#if DRS_SIMD_MULTI
+    gs_vnear_avx512(xc, g, ok, ng, yc, xn);
+#else
+    (void)g, (void)ok, (void)ng, (void)xc, (void)yc, (void)xn;
+#endif
+}
+
+/* The runs [rb[r], re[r]) of the np points outside the groups of gs points
+ * flagged in full[0 .. ng): runs start and end at group bounds or at np.
+ * Returns their number (at most ng + 1). */
+static int64_t gs_runs(int64_t np, int64_t ng, int gs, const uint8_t *full, int64_t *rb,
+                       int64_t *re)
+{
+    int64_t nr = 0;
+    for (int64_t b = 0; b < np;) {
+        if (b < ng * gs && full[b / gs]) {
+            b += gs;
+            continue;
+        }
+        rb[nr] = b;
+        while (b < np && !(b < ng * gs && full[b / gs]))
+            b++;
+        re[nr++] = b;
+    }
+    return nr;
+}
+
 /* The taps of a group of GS_VP points straight into the group, the points
  * as the lanes, with the operations of the scalar way (gs_taps_2d): denorm,
  * the padding of axis_coord (reflection only within its first band, where
@@ -1314,24 +1437,27 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                 if (!drs_gs_in_full_group(b, nvg, vfull)) /* (their taps may be left out) */   \
                     for (int k = 0; k < 4; k++)                                                \
                         wt[b * 2 + k] = (drs_gs_v2d){w[b * 4 + k], w[b * 4 + 4 + k]};          \
-            /* the runs [rb[r], re[r]) of points outside the full groups (runs start   \
-             * and end at group bounds, or at the block's end): the scalar loop's */     \
-            int64_t rb[GS_MAX_VGROUPS + 1], re[GS_MAX_VGROUPS + 1], nr = 0;                    \
-            for (int64_t b = 0; b < q1 - q0;) {                                                \
-                if (drs_gs_in_full_group(b, nvg, vfull)) {                                     \
-                    b += GS_VP;                                                                \
-                    continue;                                                                  \
-                }                                                                              \
-                rb[nr] = b;                                                                    \
-                while (b < q1 - q0 && !drs_gs_in_full_group(b, nvg, vfull))                    \
-                    b++;                                                                       \
-                re[nr++] = b;                                                                  \
-            }                                                                                  \
+            /* nearest f32, AVX-512: the windows of the groups of GS_NP points */       \
+            gs_nwin nw[GS_MAX_NGROUPS];                                                        \
+            uint8_t nok[GS_MAX_NGROUPS] = {0};                                                 \
+            int64_t nng = 0;                                                                   \
+            if ((VEC) && mt == 1 && drs_gs_vlevel() == DRS_SIMD_AVX512)                        \
+                nng = gs_nwindows(off, nt, q1 - q0, p->in[2], nw, nok); /* rows W apart */ \
+            /* the runs [rb[r], re[r]) of points outside the full groups: the scalar     \
+             * loop's */                                                                 \
+            int64_t rb[GS_MAX_NGROUPS + 1], re[GS_MAX_NGROUPS + 1];                            \
+            const int64_t nr = mt == 1 ? gs_runs(q1 - q0, nng, GS_NP, nok, rb, re)            \
+                                       : gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);         \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *yc = y + (n * C + c) * P + q0;                                              \
                 if (mt == 1) {                                                                 \
-                    for (int64_t b = 0; b < q1 - q0; b++) {                                    \
+                    if (nng) /* (VEC: T is float) */                                           \
+                        gs_vnear(nw, nok, nng, (const float *)(const void *)xc,                \
+                                 (float *)(void *)yc,                                          \
+                                 c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);    \
+                    for (int64_t r = 0; r < nr; r++)                                           \
+                    for (int64_t b = rb[r]; b < re[r]; b++) {                                  \
                         double acc = 0.0;                                                      \
                         if (nt[b] && c + 1 < C)                                                \
                             __builtin_prefetch(xc + Q + off[b]);                               \

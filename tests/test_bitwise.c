@@ -249,6 +249,11 @@ static drs_status run_grid(const spec *s, uint64_t *h)
         y.shape[d] = os[d];
     const size_t es = drs_dtype_size(s->dt);
     x.data = fill(s->dt, numel(&x), 5, -1.0, 1.0);
+    for (int64_t i = 0; i < numel(&x); i += 13) /* negative zeros: outputs 0.0 + -0.0 */
+        if (s->dt == DRS_F32)
+            ((float *)x.data)[i] = -0.0f;
+        else if (s->dt == DRS_F64)
+            ((double *)x.data)[i] = -0.0;
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
     if (s->special == 3)
         warp_grid(s->dt, g.data, g.shape);
