@@ -953,17 +953,12 @@ static int64_t gs_nwindows(const int64_t *off, const int32_t *nt, int64_t np, in
         int64_t r[GS_NP], c[GS_NP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
         int all = 1;
         for (int l = 0; l < GS_NP && all; l++) {
-            const int64_t o = off[j * GS_NP + l];
-            all = nt[j * GS_NP + l] == 1 && o >= 0;
-            int64_t q = (int64_t)((double)o * inv); /* the row: o / W, corrected */
-            while (q > 0 && q * W > o)
-                q--;
-            while ((q + 1) * W <= o)
-                q++;
-            r[l] = q;
-            c[l] = o - q * W;
-            rmin = q < rmin ? q : rmin;
-            rmax = q > rmax ? q : rmax;
+            all = nt[j * GS_NP + l] == 1 && off[j * GS_NP + l] >= 0; /* (off only with a tap) */
+            if (!all)
+                break;
+            drs_gs_row_col(off[j * GS_NP + l], W, inv, &r[l], &c[l]);
+            rmin = r[l] < rmin ? r[l] : rmin;
+            rmax = r[l] > rmax ? r[l] : rmax;
             cmin = c[l] < cmin ? c[l] : cmin;
             cmax = c[l] > cmax ? c[l] : cmax;
         }

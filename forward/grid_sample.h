@@ -155,6 +155,19 @@ typedef struct drs_gs_window {
     uint16_t m2;
 } drs_gs_window;
 
+/* The row and column of the offset o >= 0 in a plane W wide (inv = 1 / W):
+ * the quotient through a double multiply, corrected. */
+static inline void drs_gs_row_col(int64_t o, int64_t W, double inv, int64_t *r, int64_t *c)
+{
+    int64_t q = (int64_t)((double)o * inv);
+    while (q > 0 && q * W > o)
+        q--;
+    while ((q + 1) * W <= o)
+        q++;
+    *r = q;
+    *c = o - q * W;
+}
+
 /* The window of the top-left pixels o0[] (o2[l] = o0[l] + W, all 4 taps
  * inside the plane) in a plane W wide; the first column is moved left so
  * that the window stays inside its rows.  Sets w->perm (0: none fits). */
@@ -169,13 +182,7 @@ static inline void drs_gs_window_of(const int64_t *o0, const int64_t *o2, int64_
     for (int l = 0; l < DRS_GS_VP; l++) {
         if (o2[l] != o0[l] + W || o0[l] < 0)
             return;
-        int64_t q = (int64_t)((double)o0[l] * inv); /* the row: o0 / W, corrected */
-        while (q > 0 && q * W > o0[l])
-            q--;
-        while ((q + 1) * W <= o0[l])
-            q++;
-        r[l] = q;
-        c[l] = o0[l] - q * W;
+        drs_gs_row_col(o0[l], W, inv, &r[l], &c[l]);
         rmin = r[l] < rmin ? r[l] : rmin;
         rmax = r[l] > rmax ? r[l] : rmax;
         cmin = c[l] < cmin ? c[l] : cmin;
