@@ -575,33 +575,18 @@ GS_VSCATTER(double, gs_vscatter_f64)
  * acc[j][i]) for j in [0, Q), 8 pixels at a time through an 8 x 8
  * transpose (the same operations per element as the scalar store), and acc
  * zeroed for the next group. */
-typedef long long gs_vsi __attribute__((vector_size(8 * GS_VS)));
-typedef float gs_vsf __attribute__((vector_size(4 * GS_VS), aligned(4)));
-#define GS_SHUF(a, b, ...) __builtin_shuffle((a), (b), (gs_vsi){__VA_ARGS__})
 DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
     int64_t j = 0;
     for (; j + 8 <= Q; j += 8) {
-        gs_vsd a[8], b[8], c[8];
+        drs_gs_v8d a[8];
         for (int r = 0; r < 8; r++) {
             a[r] = (gs_vsd){0.0} + acc[j + r];
             acc[j + r] = (gs_vsd){0.0};
         }
-        for (int r = 0; r < 8; r += 2) {
-            b[r] = GS_SHUF(a[r], a[r + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-            b[r + 1] = GS_SHUF(a[r], a[r + 1], 1, 9, 3, 11, 5, 13, 7, 15);
-        }
-        for (int r = 0; r < 8; r += 4)
-            for (int h = 0; h < 2; h++) {
-                c[r + h] = GS_SHUF(b[r + h], b[r + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-                c[r + h + 2] = GS_SHUF(b[r + h], b[r + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-            }
-        for (int i = 0; i < 4; i++) { /* channels i and i + 4 */
-            const gs_vsd lo = GS_SHUF(c[i], c[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-            const gs_vsd hi = GS_SHUF(c[i], c[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-            const gs_vsf flo = __builtin_convertvector(lo, gs_vsf);
-            const gs_vsf fhi = __builtin_convertvector(hi, gs_vsf);
-            memcpy(dx + i * Q + j, &flo, sizeof flo);
-            memcpy(dx + (i + 4) * Q + j, &fhi, sizeof fhi);
+        drs_gs_transpose8(a); /* a[i]: channel i's 8 pixels */
+        for (int i = 0; i < 8; i++) {
+            const drs_gs_v8f f = __builtin_convertvector(a[i], drs_gs_v8f);
+            memcpy(dx + i * Q + j, &f, sizeof f);
         }
     }
     for (; j < Q; j++) {

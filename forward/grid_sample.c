@@ -1529,6 +1529,7 @@ GS_FORWARD(int64_t, gs_forward_i64,
 #define GS_TCG 8           /* channels per group: the lanes */
 #define GS_TILE_PIX 512    /* the largest input box copied (pixels) */
 #define GS_TSIDE 8         /* tile side: GS_TSIDE^2 points of 16 taps */
+_Static_assert(GS_TCG == 8 && GS_TSIDE == 8, "gs_tile_dot_rows_f32 transposes 8 x 8");
 typedef double gs_vtd __attribute__((vector_size(8 * GS_TCG)));
 
 /* The box [r0, r0 + th) x [c0, c0 + tw) of nc (<= GS_TCG) planes into buf,
@@ -1548,6 +1549,16 @@ DRS_SIMD_FN(gs_tile_copy_f32,
             for (int c = 0; c < tw; c += 16)
                 __builtin_prefetch(xs[i] + GS_TCG * Q + ro + c);
         int c = 0;
+        for (; c + 8 <= tw; c += 8) { /* 8 pixels of the 8 planes: one 8 x 8 transpose */
+            drs_gs_v8d a[8];
+            for (int i = 0; i < GS_TCG; i++) {
+                drs_gs_v8f f;
+                memcpy(&f, xs[i] + ro + c, sizeof f);
+                a[i] = __builtin_convertvector(f, drs_gs_v8d);
+            }
+            drs_gs_transpose8(a); /* a[k]: pixel c + k's 8 planes */
+            memcpy(b + (int64_t)c * GS_TCG, a, sizeof a);
+        }
         for (; c + 4 <= tw; c += 4) /* 4 pixels of 4 planes at a time: 4x4 transposes */
             for (int h = 0; h < GS_TCG; h += 4) {
                 gs_v4f v0, v1, v2, v3;
@@ -1604,6 +1615,36 @@ DRS_SIMD_FN(gs_tile_dot_f32,
                     GS_TILE_DOT(1)
                 else
                     GS_TILE_DOT(mt)
+            })
+
+/* A tile of whole rows of GS_TSIDE (8) points, 16 taps each (th rows): row
+ * r's 8 sums of GS_TILE_DOT, transposed to 8 points per channel, go straight
+ * to the output rows y + i * P + r * Wo (channels i < nc), the same
+ * conversion (float)acc of the same sums. */
+DRS_SIMD_FN(gs_tile_dot_rows_f32,
+            (const double *buf, const int32_t *to, const double *w, int th, int nc, float *y,
+             int64_t P, int64_t Wo),
+            (buf, to, w, th, nc, y, P, Wo), {
+                for (int r = 0; r < th; r++) {
+                    drs_gs_v8d acc[GS_TSIDE];
+                    for (int j = 0; j < GS_TSIDE; j++) {
+                        const int64_t b = r * GS_TSIDE + j;
+                        const int32_t *o = to + b * 16;
+                        const double *wb = w + b * 16;
+                        gs_vtd a = {0.0};
+                        for (int k = 0; k < 16; k++) {
+                            gs_vtd xv;
+                            memcpy(&xv, buf + (int64_t)o[k] * GS_TCG, sizeof xv);
+                            a += wb[k] * xv;
+                        }
+                        acc[j] = a;
+                    }
+                    drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */
+                    for (int i = 0; i < nc; i++) {
+                        const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);
+                        memcpy(y + i * P + r * Wo, &f, sizeof f);
+                    }
+                }
             })
 
 /* The plane row of offset o (0 <= o < 2^53, W >= 1). */
@@ -1757,11 +1798,17 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
             const int nc = C - c0 < GS_TCG ? (int)(C - c0) : GS_TCG;
             const float *xg = x + (n * C + c0) * Q;
             float *yg = y + (n * C + c0) * P;
+            const int rows = ng && tw == T; /* whole rows of 8: straight to the output */
             if (ng) {
                 gs_tile_copy_f32(xg, Q, W, rmin, cmin, (int)bh, (int)bw, nc, c0 + 2 * GS_TCG <= C,
                                  buf);
-                gs_tile_dot_f32(buf, to, wg, pq, ng, mt, ybuf, T * T);
+                if (rows)
+                    gs_tile_dot_rows_f32(buf, to, wg, th, nc, yg + i0 * Wo + j0, P, Wo);
+                else
+                    gs_tile_dot_f32(buf, to, wg, pq, ng, mt, ybuf, T * T);
             }
+            if (rows)
+                continue;
             for (int64_t e = 0; e < nbad; e++) {
                 const int64_t *o = off + (int64_t)bi[e] * mt;
                 const double *wb = w + (int64_t)bi[e] * mt;

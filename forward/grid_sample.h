@@ -92,6 +92,30 @@ static inline int drs_gs_vlevel(void)
     return 0;
 #endif
 }
+/* 8 x 8 doubles, generic vectors (every SIMD variant, the same bits):
+ * drs_gs_transpose8 turns rows a[r][i] into columns, a[i][r]. */
+typedef double drs_gs_v8d __attribute__((vector_size(64), aligned(8)));
+typedef long long drs_gs_v8i __attribute__((vector_size(64)));
+typedef float drs_gs_v8f __attribute__((vector_size(32), aligned(4)));
+#define DRS_GS_SHUF8(a, b, ...) __builtin_shuffle((a), (b), (drs_gs_v8i){__VA_ARGS__})
+static inline __attribute__((always_inline)) void drs_gs_transpose8(drs_gs_v8d a[8])
+{
+    drs_gs_v8d b[8], c[8];
+    for (int r = 0; r < 8; r += 2) { /* pairs of rows: their even and odd elements */
+        b[r] = DRS_GS_SHUF8(a[r], a[r + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+        b[r + 1] = DRS_GS_SHUF8(a[r], a[r + 1], 1, 9, 3, 11, 5, 13, 7, 15);
+    }
+    for (int r = 0; r < 8; r += 4)
+        for (int h = 0; h < 2; h++) {
+            c[r + h] = DRS_GS_SHUF8(b[r + h], b[r + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            c[r + h + 2] = DRS_GS_SHUF8(b[r + h], b[r + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+    for (int i = 0; i < 4; i++) { /* columns i and i + 4 */
+        a[i] = DRS_GS_SHUF8(c[i], c[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        a[i + 4] = DRS_GS_SHUF8(c[i], c[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+
 /* Whether point b of a block is in a full group (of ng, full[j] flags): the
  * group paths computed it, the scalar loops skip it. */
 static inline int drs_gs_in_full_group(int64_t b, int64_t ng, const unsigned char *full)
