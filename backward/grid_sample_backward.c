@@ -233,6 +233,144 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
 #endif
 }
 
+/* 2-D bicubic f32 with AVX-512: groups of DRS_GS_VP active points whose 16
+ * taps are each a 4x4 box inside the plane, with the boxes' top-left pixels
+ * in 3 rows and 13 columns: the window (rows 0-5 from base, row k at
+ * row[k - 1], 0 for a row it lacks) holds every tap; pidx[h] lanes 0-7 each
+ * point's top-left pixel (row - top row) * 16 + column - first column + 2h,
+ * lanes 8-15 the same + 1, m2 the lanes of top row + 2.  Tap row t of a
+ * plane is then two permutes of window rows (t, t + 1) and two masked ones
+ * of row t + 2.  Lane l computes ay = 0.0 + dwy[0] x[0] + ... + dwy[15]
+ * x[15] (ax with dwx) and gy += d ay, gx += d ax: GS_GG_DOT2(16)'s operations
+ * in its order, the same bits. */
+typedef struct gs_gg_cgroup {
+    int64_t base, row[5];
+    int32_t pidx[2][16];
+    uint16_t m2;
+    double hy[16][DRS_GS_VP], hx[16][DRS_GS_VP];
+    double gy[DRS_GS_VP], gx[DRS_GS_VP];
+} gs_gg_cgroup;
+#define GS_GG_MAX_CGROUPS (GS_GG_ENTRIES / 16 / DRS_GS_VP)
+
+/* The bicubic groups of a block's np points; full[j]: group j qualifies.
+ * Returns the number of groups. */
+static int64_t gs_gg_cgroups(const int64_t *off, double *const dw[3], const int32_t *nt,
+                             const unsigned char *act, int64_t np, int64_t W, gs_gg_cgroup *g,
+                             unsigned char *full)
+{
+    const int64_t ng = np / DRS_GS_VP;
+    const double inv = 1.0 / (double)W;
+    for (int64_t j = 0; j < ng; j++) {
+        full[j] = 0;
+        int64_t r[DRS_GS_VP], c[DRS_GS_VP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+        int ok = W >= 16;
+        for (int l = 0; l < DRS_GS_VP && ok; l++) {
+            const int64_t b = j * DRS_GS_VP + l;
+            const int64_t *o = off + b * 16;
+            ok = act[b] && nt[b] == 16 && o[0] >= 0;
+            for (int k = 0; k < 16 && ok; k++) /* a 4x4 box */
+                ok = o[k] == o[0] + (k / 4) * W + k % 4;
+            if (!ok)
+                break;
+            drs_gs_row_col(o[0], W, inv, &r[l], &c[l]);
+            rmin = r[l] < rmin ? r[l] : rmin;
+            rmax = r[l] > rmax ? r[l] : rmax;
+            cmin = c[l] < cmin ? c[l] : cmin;
+            cmax = c[l] > cmax ? c[l] : cmax;
+        }
+        if (!ok || rmax - rmin > 2 || cmax - cmin > 12)
+            continue;
+        gs_gg_cgroup *q = g + j;
+        const int64_t c0 = cmin < W - 16 ? cmin : W - 16;
+        q->m2 = 0;
+        for (int l = 0; l < DRS_GS_VP; l++) {
+            const int32_t i0 = (int32_t)((r[l] - rmin) * 16 + c[l] - c0);
+            for (int h = 0; h < 2; h++) {
+                q->pidx[h][l] = i0 + 2 * h;
+                q->pidx[h][l + 8] = i0 + 2 * h + 1;
+            }
+            if (r[l] == rmin + 2)
+                q->m2 |= (uint16_t)(0x101u << l);
+            const int64_t b = j * DRS_GS_VP + l;
+            for (int k = 0; k < 16; k++) {
+                q->hy[k][l] = dw[1][b * 16 + k];
+                q->hx[k][l] = dw[2][b * 16 + k];
+            }
+            q->gy[l] = q->gx[l] = 0.0;
+        }
+        for (int k = 1; k <= 5; k++)
+            q->row[k - 1] = k <= rmax - rmin + 3 ? k * W : 0;
+        q->base = rmin * W + c0;
+        full[j] = 1;
+    }
+    return ng;
+}
+
+#if DRS_SIMD_MULTI
+/* the cs channels at xc0 (planes Q apart; dy rows dyc0, P apart) into the
+ * full groups' sums; the first npf planes of the next chunk prefetched */
+DRS_TARGET_AVX512 static void gs_gg_vbicubic_avx512(const float *xc0, const float *dyc0,
+                                                    int64_t Q, int64_t P, int cs,
+                                                    gs_gg_cgroup *g, const unsigned char *full,
+                                                    int64_t ng, int npf)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        gs_gg_cgroup *q = g + j;
+        const __m512i ix0 = _mm512_loadu_si512((const void *)q->pidx[0]);
+        const __m512i ix1 = _mm512_loadu_si512((const void *)q->pidx[1]);
+        __m512d gy = _mm512_loadu_pd(q->gy), gx = _mm512_loadu_pd(q->gx);
+        for (int i = 0; i < cs; i++) {
+            const float *b = xc0 + i * Q + q->base;
+            __m512 R[6];
+            R[0] = _mm512_loadu_ps(b);
+            for (int k = 1; k < 6; k++)
+                R[k] = _mm512_loadu_ps(b + q->row[k - 1]);
+            if (i < npf) {
+                const float *bn = b + GS_GG_CH * Q;
+                __builtin_prefetch(bn);
+                __builtin_prefetch(bn + 15);
+                for (int k = 1; k < 6; k++) {
+                    __builtin_prefetch(bn + q->row[k - 1]);
+                    __builtin_prefetch(bn + q->row[k - 1] + 15);
+                }
+            }
+            __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
+            for (int t = 0; t < 4; t++)
+                for (int h = 0; h < 2; h++) {
+                    const __m512i ix = h ? ix1 : ix0;
+                    __m512 v = _mm512_permutex2var_ps(R[t], ix, R[t + 1]);
+                    v = _mm512_mask_permutexvar_ps(v, q->m2, ix, R[t + 2]);
+                    const __m512d xa = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+                    const __m512d xb = _mm512_cvtps_pd(
+                        _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+                    const int k = t * 4 + 2 * h;
+                    ay = _mm512_add_pd(ay, _mm512_mul_pd(_mm512_loadu_pd(q->hy[k]), xa));
+                    ax = _mm512_add_pd(ax, _mm512_mul_pd(_mm512_loadu_pd(q->hx[k]), xa));
+                    ay = _mm512_add_pd(ay, _mm512_mul_pd(_mm512_loadu_pd(q->hy[k + 1]), xb));
+                    ax = _mm512_add_pd(ax, _mm512_mul_pd(_mm512_loadu_pd(q->hx[k + 1]), xb));
+                }
+            const __m512d d = _mm512_cvtps_pd(_mm256_loadu_ps(dyc0 + i * P + j * DRS_GS_VP));
+            gy = _mm512_add_pd(gy, _mm512_mul_pd(d, ay));
+            gx = _mm512_add_pd(gx, _mm512_mul_pd(d, ax));
+        }
+        _mm512_storeu_pd(q->gy, gy);
+        _mm512_storeu_pd(q->gx, gx);
+    }
+}
+#endif
+
+static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64_t P, int cs,
+                           gs_gg_cgroup *g, const unsigned char *full, int64_t ng, int npf)
+{
+#if DRS_SIMD_MULTI
+    gs_gg_vbicubic_avx512(xc0, dyc0, Q, P, cs, g, full, ng, npf);
+#else
+    (void)xc0, (void)dyc0, (void)Q, (void)P, (void)cs, (void)g, (void)full, (void)ng, (void)npf;
+#endif
+}
+
 /* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
  * weights, counts) are also left in keep's arrays for the data gradient. */
 #define GS_GRID_GRAD(T, GT, NAME, PAIR, VEC)                                                       \
@@ -242,6 +380,8 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         const int S = p->S, mt = p->max_taps, d0 = 3 - S;                                      \
         const int vlev = (VEC) && S == 2 && mt == 4 ? drs_gs_vlevel() : 0; /* vector groups */   \
+        /* bicubic vector groups (AVX-512 only) */                                       \
+        const int clev = (VEC) && S == 2 && mt == 16 && drs_gs_vlevel() == DRS_SIMD_AVX512;     \
         if (p->mode == DRS_GRID_NEAREST) { /* m = 0 everywhere: the gradient is 0 */           \
             for (int64_t i = n0 * P * S; i < n1 * P * S; i++)                                  \
                 dg[i] = accumulate ? (GT)((double)dg[i] + 0.0) : (GT)0.0;                      \
@@ -272,9 +412,11 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                     hv[b * mt + k] = (drs_gs_v2d){dw[1][b * mt + k], dw[2][b * mt + k]};       \
             }                                                                                  \
             gs_gg_vgroup vg[GS_GG_MAX_VGROUPS];                                                \
+            gs_gg_cgroup cg[GS_GG_MAX_CGROUPS];                                                \
             unsigned char vfull[GS_GG_MAX_VGROUPS] = {0};                                      \
             const int64_t nvg =                                                                \
-                vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, p->in[2], vg, vfull) : 0;        \
+                vlev ? gs_gg_vgroups(off, bt.dw, nt, act, np, p->in[2], vg, vfull)             \
+                     : (clev ? gs_gg_cgroups(off, bt.dw, nt, act, np, p->in[2], cg, vfull) : 0); \
             /* the runs [rb[r], re[r]) of points outside the full groups: the scalar   \
              * loop's */                                                                 \
             int64_t rb[GS_GG_MAX_VGROUPS + 1] = {0}, re[GS_GG_MAX_VGROUPS + 1] = {0}, nr = 0;  \
@@ -292,12 +434,16 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \
                 const T *dyc0 = dy + (n * C + c0) * P + q0;                                    \
-                if (nvg) /* (VEC: T is float) */                                               \
+                const int npf = (int)(C - c0 - GS_GG_CH < 0 ? 0                                \
+                                      : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs));    \
+                if (nvg && vlev) /* (VEC: T is float) */                                       \
                     gs_gg_vbilin(vlev, (const float *)(const void *)xc0,                       \
                                  (const float *)(const void *)dyc0, Q, P, cs, vg, vfull, nvg,  \
-                                 (int)(C - c0 - GS_GG_CH < 0 ? 0                               \
-                                       : (C - c0 - GS_GG_CH < cs ? C - c0 - GS_GG_CH : cs)),   \
-                                 p->in[2]);                                                    \
+                                 npf, p->in[2]);                                               \
+                else if (nvg)                                                                  \
+                    gs_gg_vbicubic((const float *)(const void *)xc0,                           \
+                                   (const float *)(const void *)dyc0, Q, P, cs, cg, vfull, nvg, \
+                                   npf);                                                       \
                 for (int64_t r = 0; r < nr; r++)                                               \
                 for (int64_t b = rb[r]; b < re[r]; b++) {                                      \
                     if (!act[b])                                                               \
@@ -349,8 +495,10 @@ static void gs_gg_vbilin(int level, const float *xc0, const float *dyc0, int64_t
             }                                                                                  \
             for (int64_t b = 0; b < nvg * DRS_GS_VP; b++) /* the groups' sums */               \
                 if (vfull[b / DRS_GS_VP])                                                      \
-                    G2[b] = (drs_gs_v2d){vg[b / DRS_GS_VP].gy[b % DRS_GS_VP],                  \
-                                         vg[b / DRS_GS_VP].gx[b % DRS_GS_VP]};                 \
+                    G2[b] = vlev ? (drs_gs_v2d){vg[b / DRS_GS_VP].gy[b % DRS_GS_VP],           \
+                                                vg[b / DRS_GS_VP].gx[b % DRS_GS_VP]}           \
+                                 : (drs_gs_v2d){cg[b / DRS_GS_VP].gy[b % DRS_GS_VP],           \
+                                                cg[b / DRS_GS_VP].gx[b % DRS_GS_VP]};          \
             for (int64_t b = 0; b < np; b++) {                                                 \
                 GT *out = dg + (n * P + q0 + b) * S;                                           \
                 if (S == 2) {                                                                  \
