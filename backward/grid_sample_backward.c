@@ -262,7 +262,8 @@ static int64_t gs_gg_cgroups(const int64_t *off, double *const dw[3], const int3
     const double inv = 1.0 / (double)W;
     for (int64_t j = 0; j < ng; j++) {
         full[j] = 0;
-        int64_t r[DRS_GS_VP], c[DRS_GS_VP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+        int64_t r[DRS_GS_VP], c[DRS_GS_VP];
+        drs_gs_span sp = DRS_GS_SPAN_EMPTY;
         int ok = W >= 16;
         for (int l = 0; l < DRS_GS_VP && ok; l++) {
             const int64_t b = j * DRS_GS_VP + l;
@@ -270,14 +271,10 @@ static int64_t gs_gg_cgroups(const int64_t *off, double *const dw[3], const int3
             ok = act[b] && nt[b] == 16 && o[0] >= 0;
             for (int k = 0; k < 16 && ok; k++) /* a 4x4 box */
                 ok = o[k] == o[0] + (k / 4) * W + k % 4;
-            if (!ok)
-                break;
-            drs_gs_row_col(o[0], W, inv, &r[l], &c[l]);
-            rmin = r[l] < rmin ? r[l] : rmin;
-            rmax = r[l] > rmax ? r[l] : rmax;
-            cmin = c[l] < cmin ? c[l] : cmin;
-            cmax = c[l] > cmax ? c[l] : cmax;
+            if (ok)
+                drs_gs_span_add(&sp, o[0], W, inv, &r[l], &c[l]);
         }
+        const int64_t rmin = sp.rmin, rmax = sp.rmax, cmin = sp.cmin, cmax = sp.cmax;
         if (!ok || rmax - rmin > 2 || cmax - cmin > 12)
             continue;
         gs_gg_cgroup *q = g + j;

@@ -950,18 +950,15 @@ static int64_t gs_nwindows(const int64_t *off, const int32_t *nt, int64_t np, in
         ok[j] = 0;
         if (W < 16)
             continue;
-        int64_t r[GS_NP], c[GS_NP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+        int64_t r[GS_NP], c[GS_NP];
+        drs_gs_span sp = DRS_GS_SPAN_EMPTY;
         int all = 1;
         for (int l = 0; l < GS_NP && all; l++) {
             all = nt[j * GS_NP + l] == 1 && off[j * GS_NP + l] >= 0; /* (off only with a tap) */
-            if (!all)
-                break;
-            drs_gs_row_col(off[j * GS_NP + l], W, inv, &r[l], &c[l]);
-            rmin = r[l] < rmin ? r[l] : rmin;
-            rmax = r[l] > rmax ? r[l] : rmax;
-            cmin = c[l] < cmin ? c[l] : cmin;
-            cmax = c[l] > cmax ? c[l] : cmax;
+            if (all)
+                drs_gs_span_add(&sp, off[j * GS_NP + l], W, inv, &r[l], &c[l]);
         }
+        const int64_t rmin = sp.rmin, rmax = sp.rmax, cmin = sp.cmin, cmax = sp.cmax;
         if (!all || rmax - rmin > 3 || cmax - cmin > 15)
             continue;
         const int64_t c0 = cmin < W - 16 ? cmin : W - 16;

@@ -192,6 +192,22 @@ static inline void drs_gs_row_col(int64_t o, int64_t W, double inv, int64_t *r, 
     *c = o - q * W;
 }
 
+/* The rows and columns a group's pixels span, grown pixel by pixel. */
+typedef struct drs_gs_span {
+    int64_t rmin, rmax, cmin, cmax;
+} drs_gs_span;
+#define DRS_GS_SPAN_EMPTY {INT64_MAX, 0, INT64_MAX, 0}
+/* the row *r and column *c of offset o (drs_gs_row_col), added to sp */
+static inline void drs_gs_span_add(drs_gs_span *sp, int64_t o, int64_t W, double inv, int64_t *r,
+                                   int64_t *c)
+{
+    drs_gs_row_col(o, W, inv, r, c);
+    sp->rmin = *r < sp->rmin ? *r : sp->rmin;
+    sp->rmax = *r > sp->rmax ? *r : sp->rmax;
+    sp->cmin = *c < sp->cmin ? *c : sp->cmin;
+    sp->cmax = *c > sp->cmax ? *c : sp->cmax;
+}
+
 /* The window of the top-left pixels o0[] (o2[l] = o0[l] + W, all 4 taps
  * inside the plane) in a plane W wide; the first column is moved left so
  * that the window stays inside its rows.  Sets w->perm (0: none fits). */
@@ -202,16 +218,14 @@ static inline void drs_gs_window_of(const int64_t *o0, const int64_t *o2, int64_
     if (W < 16)
         return;
     const double inv = 1.0 / (double)W;
-    int64_t r[DRS_GS_VP], c[DRS_GS_VP], rmin = INT64_MAX, rmax = 0, cmin = INT64_MAX, cmax = 0;
+    int64_t r[DRS_GS_VP], c[DRS_GS_VP];
+    drs_gs_span sp = DRS_GS_SPAN_EMPTY;
     for (int l = 0; l < DRS_GS_VP; l++) {
         if (o2[l] != o0[l] + W || o0[l] < 0)
             return;
-        drs_gs_row_col(o0[l], W, inv, &r[l], &c[l]);
-        rmin = r[l] < rmin ? r[l] : rmin;
-        rmax = r[l] > rmax ? r[l] : rmax;
-        cmin = c[l] < cmin ? c[l] : cmin;
-        cmax = c[l] > cmax ? c[l] : cmax;
+        drs_gs_span_add(&sp, o0[l], W, inv, &r[l], &c[l]);
     }
+    const int64_t rmin = sp.rmin, rmax = sp.rmax, cmin = sp.cmin, cmax = sp.cmax;
     if (rmax - rmin > 2 || cmax - cmin > 14)
         return;
     const int64_t c0 = cmin < W - 16 ? cmin : W - 16;
