@@ -29,7 +29,25 @@ __all__ = [
     "set_num_threads", "get_num_threads", "simd_variant", "__version__",
 ]
 
-_empty = _np.empty
+_ALIGN_MIN = 1 << 16  # outputs of this many bytes or more start on a 64-byte boundary
+
+
+def _empty(shape, dtype):
+    """A new uninitialised output (every element is written by the call).
+
+    Large ones start on a 64-byte boundary, as the library's vector stores
+    prefer (NumPy's own alignment is 16 bytes: every other 32- or 64-byte store
+    would straddle two cache lines); the array is then a view of a slightly
+    larger buffer."""
+    dtype = _np.dtype(dtype)
+    n = _np.prod(shape, dtype=_np.int64) * dtype.itemsize
+    if n < _ALIGN_MIN:
+        return _np.empty(shape, dtype)
+    buf = _np.empty(int(n) + 64, _np.uint8)
+    k = -buf.ctypes.data % 64
+    return buf[k:k + int(n)].view(dtype).reshape(shape)
+
+
 _contig = _np.ascontiguousarray
 
 _RESIZE_ATTRS = ("mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
