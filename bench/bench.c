@@ -31,6 +31,7 @@
  * not be faster on this machine (it is a measured loop, not a proof);
  * "%bnd" = bound / time.  The copy probe (memcpy,
  * R = W) is the same bound for rows whose reads equal their writes only. */
+#define _DEFAULT_SOURCE /* madvise()'s MADV_HUGEPAGE, with POSIX 2008 */
 #define _POSIX_C_SOURCE 200809L
 #include <dresample.h>
 
@@ -40,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -125,10 +127,26 @@ static void die(const char *what, drs_status s)
     exit(1);
 }
 
+/* Buffers of 4 MiB or more are 2 MiB-aligned and advised as huge pages,
+ * as NumPy does with its arrays (PyTorch's and the Python package's inputs
+ * and outputs in compare_torch.py, compare.py and python_ratios.py), so that
+ * every side of a comparison runs on the same kind of pages. */
+#define HUGE_MIN ((size_t)4 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 static void *xalloc(size_t n)
 {
     size_t r = (n + 63) / 64 * 64;
-    void *p = aligned_alloc(64, r ? r : 64);
+    void *p;
+    if (r >= HUGE_MIN) {
+        r = (r + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        p = aligned_alloc(HUGE_PAGE, r);
+#ifdef MADV_HUGEPAGE
+        if (p)
+            (void)madvise(p, r, MADV_HUGEPAGE); /* (advice only: failure changes nothing) */
+#endif
+    } else {
+        p = aligned_alloc(64, r ? r : 64);
+    }
     if (!p) {
         fprintf(stderr, "bench: out of memory (%zu bytes)\n", n);
         exit(1);
