@@ -271,8 +271,10 @@ static int64_t gs_gg_cgroups(const int64_t *off, double *const dw[3], const int3
             ok = act[b] && nt[b] == 16 && o[0] >= 0;
             for (int k = 0; k < 16 && ok; k++) /* a 4x4 box */
                 ok = o[k] == o[0] + (k / 4) * W + k % 4;
-            if (ok)
+            if (ok) {
                 drs_gs_span_add(&sp, o[0], W, inv, &r[l], &c[l]);
+                ok = c[l] + 3 < W; /* (the taps never wrap a row: checked all the same) */
+            }
         }
         const int64_t rmin = sp.rmin, rmax = sp.rmax, cmin = sp.cmin, cmax = sp.cmax;
         if (!ok || rmax - rmin > 2 || cmax - cmin > 12)
@@ -679,9 +681,9 @@ static int gs_scatter_group(const drs_gs_plan *p)
  * turned lane-wise a chunk of points at a time (lanes >= nc stay 0). */
 #define GS_VS 8
 #define GS_VS_CHUNK 128
-/* at most this many doubles of vector planes in all (64 MiB): beyond, the
- * scalar scatter (the same bits) */
-#define GS_VS_MAX_DOUBLES ((int64_t)8 << 20)
+/* at most this many doubles of vector planes per thread (4 MiB, the scalar
+ * scatter's own limit for 4 channel planes): beyond, the scalar scatter */
+#define GS_VS_MAX_DOUBLES ((int64_t)1 << 19)
 typedef double gs_vsd __attribute__((vector_size(8 * GS_VS), aligned(8)));
 #define GS_VSCATTER(T, NAME)                                                                   \
     DRS_SIMD_FN(NAME,                                                                          \
@@ -933,9 +935,10 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             Pb = p.P;
         scatter = gs_use_scatter(&p, Pb);
         tasks = gs_image_tasks(&p, scatter, threads);
-        /* the vector scatter while all the threads' planes stay within
-         * GS_VS_MAX_DOUBLES (p.Q <= GS_BLOCK_ENTRIES / 4 here) */
-        vs = scatter && (int64_t)threads * GS_VS * p.Q <= GS_VS_MAX_DOUBLES;
+        /* the vector scatter while a thread's planes stay within
+         * GS_VS_MAX_DOUBLES: from the shapes only, like the scheme (see
+         * gs_use_scatter: even NaN bits must not depend on the thread count) */
+        vs = scatter && GS_VS * p.Q <= GS_VS_MAX_DOUBLES;
         if (tasks) {
             st = drs__calloc((size_t)threads, sizeof *st);
             if (!st)

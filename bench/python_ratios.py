@@ -247,6 +247,8 @@ def main():
         ap.error("--cpu-time needs --threads 1 (it times the calling thread)")
     if min(args.rounds, args.runs) < 1 or args.warmup < 0:
         ap.error("--rounds and --runs must be >= 1, --warmup >= 0")
+    if args.max_rounds < args.rounds:
+        ap.error(f"--max-rounds ({args.max_rounds}) must be >= --rounds ({args.rounds})")
     bench = os.path.abspath(args.bench)
     module = args.module or os.path.join(os.path.dirname(bench), "libdrs_bench_module.so")
     if not os.path.exists(module):
@@ -341,6 +343,9 @@ def main():
             cb.close(h)
         print(f"{name:<4} | {cells[0]} | {cells[1]} | {'ok' if ok else 'DIFF'}", flush=True)
         del tc, wc, cc
+    if not qs:
+        print("python_ratios: no workload ran")
+        return 1
     geo = math.exp(sum(map(math.log, qs)) / len(qs))
     print(f"\nms; C = the C bench's timing loop (bench.c, the module build) in this process, "
           f"C r = C / PyTorch, wr r = wrapper / PyTorch, q = the median over the rounds of "

@@ -95,9 +95,9 @@ static inline int drs_gs_vlevel(void)
 /* 8 x 8 doubles, generic vectors (every SIMD variant, the same bits):
  * drs_gs_transpose8 turns rows a[r][i] into columns, a[i][r]. */
 typedef double drs_gs_v8d __attribute__((vector_size(64), aligned(8)));
-typedef long long drs_gs_v8i __attribute__((vector_size(64)));
 typedef float drs_gs_v8f __attribute__((vector_size(32), aligned(4)));
-#define DRS_GS_SHUF8(a, b, ...) __builtin_shuffle((a), (b), (drs_gs_v8i){__VA_ARGS__})
+/* (__builtin_shufflevector: GCC >= 12 and Clang) */
+#define DRS_GS_SHUF8(a, b, ...) __builtin_shufflevector((a), (b), __VA_ARGS__)
 static inline __attribute__((always_inline)) void drs_gs_transpose8(drs_gs_v8d a[8])
 {
     drs_gs_v8d b[8], c[8];
@@ -224,6 +224,8 @@ static inline void drs_gs_window_of(const int64_t *o0, const int64_t *o2, int64_
         if (o2[l] != o0[l] + W || o0[l] < 0)
             return;
         drs_gs_span_add(&sp, o0[l], W, inv, &r[l], &c[l]);
+        if (c[l] + 1 >= W) /* (the taps never wrap a row: checked all the same) */
+            return;
     }
     const int64_t rmin = sp.rmin, rmax = sp.rmax, cmin = sp.cmin, cmax = sp.cmax;
     if (rmax - rmin > 2 || cmax - cmin > 14)
