@@ -418,17 +418,8 @@ static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64
                      : (clev ? gs_gg_cgroups(off, bt.dw, nt, act, np, p->in[2], cg, vfull) : 0); \
             /* the runs [rb[r], re[r]) of points outside the full groups: the scalar   \
              * loop's */                                                                 \
-            int64_t rb[GS_GG_MAX_VGROUPS + 1] = {0}, re[GS_GG_MAX_VGROUPS + 1] = {0}, nr = 0;  \
-            for (int64_t b = 0; b < np;) {                                                     \
-                if (drs_gs_in_full_group(b, nvg, vfull)) {                                     \
-                    b += DRS_GS_VP;                                                            \
-                    continue;                                                                  \
-                }                                                                              \
-                rb[nr] = b;                                                                    \
-                while (b < np && !drs_gs_in_full_group(b, nvg, vfull))                         \
-                    b++;                                                                       \
-                re[nr++] = b;                                                                  \
-            }                                                                                  \
+            int64_t rb[GS_GG_MAX_VGROUPS + 1] = {0}, re[GS_GG_MAX_VGROUPS + 1] = {0};          \
+            const int64_t nr = drs_gs_runs(np, nvg, DRS_GS_VP, vfull, rb, re);                \
             for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \
@@ -684,7 +675,8 @@ static int gs_scatter_group(const drs_gs_plan *p)
 /* at most this many doubles of vector planes per thread (4 MiB, the scalar
  * scatter's own limit for 4 channel planes): beyond, the scalar scatter */
 #define GS_VS_MAX_DOUBLES ((int64_t)1 << 19)
-typedef double gs_vsd __attribute__((vector_size(8 * GS_VS), aligned(8)));
+typedef drs_gs_v8d gs_vsd; /* GS_VS doubles */
+_Static_assert(GS_VS == 8, "gs_vsd is drs_gs_v8d");
 #define GS_VSCATTER(T, NAME)                                                                   \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const T *dyc, int64_t P, int nc, const int64_t *toff, const double *tw,       \

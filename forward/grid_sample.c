@@ -1017,26 +1017,6 @@ static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const floa
 #endif
 }
 
-/* The runs [rb[r], re[r]) of the np points outside the groups of gs points
- * flagged in full[0 .. ng): runs start and end at group bounds or at np.
- * Returns their number (at most ng + 1). */
-static int64_t gs_runs(int64_t np, int64_t ng, int gs, const uint8_t *full, int64_t *rb,
-                       int64_t *re)
-{
-    int64_t nr = 0;
-    for (int64_t b = 0; b < np;) {
-        if (b < ng * gs && full[b / gs]) {
-            b += gs;
-            continue;
-        }
-        rb[nr] = b;
-        while (b < np && !(b < ng * gs && full[b / gs]))
-            b++;
-        re[nr++] = b;
-    }
-    return nr;
-}
-
 /* The taps of a group of GS_VP points straight into the group, the points
  * as the lanes, with the operations of the scalar way (gs_taps_2d): denorm,
  * the padding of axis_coord (reflection only within its first band, where
@@ -1438,8 +1418,8 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
             /* the runs [rb[r], re[r]) of points outside the full groups: the scalar     \
              * loop's */                                                                 \
             int64_t rb[GS_MAX_NGROUPS + 1], re[GS_MAX_NGROUPS + 1];                            \
-            const int64_t nr = mt == 1 ? gs_runs(q1 - q0, nng, GS_NP, nok, rb, re)            \
-                                       : gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);         \
+            const int64_t nr = mt == 1 ? drs_gs_runs(q1 - q0, nng, GS_NP, nok, rb, re)         \
+                                       : drs_gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);      \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *yc = y + (n * C + c) * P + q0;                                              \

@@ -116,6 +116,26 @@ static inline __attribute__((always_inline)) void drs_gs_transpose8(drs_gs_v8d a
     }
 }
 
+/* The runs [rb[r], re[r]) of the np points outside the groups of gs points
+ * flagged in full[0 .. ng): runs start and end at group bounds or at np.
+ * Returns their number (at most ng + 1). */
+static inline int64_t drs_gs_runs(int64_t np, int64_t ng, int gs, const unsigned char *full,
+                                  int64_t *rb, int64_t *re)
+{
+    int64_t nr = 0;
+    for (int64_t b = 0; b < np;) {
+        if (b < ng * gs && full[b / gs]) {
+            b += gs;
+            continue;
+        }
+        rb[nr] = b;
+        while (b < np && !(b < ng * gs && full[b / gs]))
+            b++;
+        re[nr++] = b;
+    }
+    return nr;
+}
+
 /* Whether point b of a block is in a full group (of ng, full[j] flags): the
  * group paths computed it, the scalar loops skip it. */
 static inline int drs_gs_in_full_group(int64_t b, int64_t ng, const unsigned char *full)
