@@ -141,8 +141,15 @@ static void *xalloc(size_t n)
         r = (r + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
         p = aligned_alloc(HUGE_PAGE, r);
 #ifdef MADV_HUGEPAGE
-        if (p)
-            (void)madvise(p, r, MADV_HUGEPAGE); /* (advice only: failure changes nothing) */
+        /* (advice only: failure changes nothing).  The range may be heap
+         * memory touched before (under compare.py's malloc settings nothing
+         * goes back to the system), whose small pages would stay small:
+         * MADV_DONTNEED drops them, so that the memset below faults the range
+         * in afresh, as huge pages wherever the kernel has them. */
+        if (p) {
+            (void)madvise(p, r, MADV_DONTNEED);
+            (void)madvise(p, r, MADV_HUGEPAGE);
+        }
 #endif
     } else {
         p = aligned_alloc(64, r ? r : 64);
