@@ -977,6 +977,7 @@ int main(int argc, char **argv)
 DRS_BENCH_API void *drs_bench_open(const char *workload, int smoke);
 DRS_BENCH_API int drs_bench_time(void *h, int ph, int threads, int warmup, int runs, int cpu_time,
                                  double *times_ms);
+DRS_BENCH_API const float *drs_bench_input(void *h, int which, int *rank, int64_t *shape);
 DRS_BENCH_API void drs_bench_close(void *h);
 
 /* The prepared workload named exactly `workload` (W1 .. W12), or NULL. */
@@ -1010,6 +1011,25 @@ int drs_bench_time(void *h, int ph, int threads, int warmup, int runs, int cpu_t
     g_clock = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
     time_phase(r, (phase)ph, warmup, runs, &tl, &t, &pr, times_ms);
     return 0;
+}
+
+/* The data of one of the workload's inputs (0: x, 1: grid, 2: dy), f32, C
+ * order, with its rank and shape (shape[0 .. rank-1]), or NULL (a workload
+ * without a grid, or a bad argument): python_ratios.py gives the wrappers
+ * these very buffers, so that both sides read the same memory (the page size
+ * and placement of a 16-50 MB input move a call's time by several %). */
+const float *drs_bench_input(void *h, int which, int *rank, int64_t *shape)
+{
+    bench_rt *r = h;
+    if (!r || !rank || !shape || which < 0 || which > 2)
+        return NULL;
+    const drs_tensor *t = which == 0 ? &r->x : which == 1 ? &r->grid : &r->dy;
+    if (!t->data)
+        return NULL;
+    *rank = t->rank;
+    for (int i = 0; i < t->rank; i++)
+        shape[i] = t->shape[i];
+    return t->data;
 }
 
 void drs_bench_close(void *h)

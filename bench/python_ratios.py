@@ -15,7 +15,9 @@ the same shapes, inputs and attributes:
          openvino_interpolate / grid_sample; forward under no_grad, backward
          as torch.autograd.grad of the recorded graph, so the argument
          handling, the tensor <-> NumPy views, the output allocation and the
-         autograd node are all in the time);
+         autograd node are all in the time), on tensors over the C bench's
+         own input buffers (the same memory: where a 16-50 MB input lies,
+         and in which pages, moves a call by several %);
   torch  PyTorch's ATen kernels, exactly as bench/compare_torch.py calls them
          (the reference of the C bench's ratios);
   core   with --core: the kernels through dresample._core alone.
@@ -55,6 +57,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 try:
+    import numpy as np
     import torch
 
     import compare_torch as ct
@@ -112,15 +115,23 @@ class CoreCase:
 class WrapperCase:
     """The dresample.torch call of one bench record: fwd() and bwd() closures."""
 
-    def __init__(self, rec):
+    def __init__(self, rec, bufs):
+        """bufs: the C bench's own input buffers (x, grid or None, dy), which
+        the wrapper reads too (BenchModule.inputs)."""
         kind = rec["kind"]
         ins, outs = rec["in_shape"], rec["out_shape"]
-        x = torch.from_numpy(ct.fill(math.prod(ins), 0).reshape(ins))
-        self.dy = torch.from_numpy(ct.fill(math.prod(outs), 1000003).reshape(outs))
-        xg = x.clone().requires_grad_()
+        bx, bg, bdy = bufs
+        if list(bx.shape) != list(ins) or list(bdy.shape) != list(outs):
+            raise SystemExit(f"python_ratios: the bench module's buffers {bx.shape}, "
+                             f"{bdy.shape} are not the record's {ins}, {outs}")
+        # the very memory of the C bench's inputs (leaf tensors: requires_grad
+        # records the graph without a copy; the calls only read them)
+        x = torch.from_numpy(bx)
+        self.dy = torch.from_numpy(bdy)
+        xg = x.requires_grad_()
         if kind == "grid":
-            g = torch.from_numpy(ct.affine_grid(rec["theta"], rec["grid_shape"]))
-            gg = g.clone().requires_grad_()
+            g = torch.from_numpy(bg)
+            gg = g.requires_grad_()
             m, p = GRID_MODES[rec["grid_mode"]], GRID_PADS[rec["grid_padding"]]
             call = lambda a, b: dt.grid_sample(a, b, mode=m, padding_mode=p,  # noqa: E731
                                                align_corners=False)
@@ -171,6 +182,10 @@ class BenchModule:
         self.lib.drs_bench_time.argtypes = [ctypes.c_void_p] + [ctypes.c_int] * 5 + [
             ctypes.POINTER(ctypes.c_double)]
         self.lib.drs_bench_close.argtypes = [ctypes.c_void_p]
+        self.lib.drs_bench_input.restype = ctypes.c_void_p
+        self.lib.drs_bench_input.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                                             ctypes.POINTER(ctypes.c_int),
+                                             ctypes.POINTER(ctypes.c_int64)]
 
     def open(self, name, smoke):
         h = self.lib.drs_bench_open(name.encode(), int(smoke))
@@ -184,6 +199,25 @@ class BenchModule:
         if self.lib.drs_bench_time(h, phase, threads, warmup, runs, int(cpu_time), out):
             raise SystemExit("python_ratios: drs_bench_time refused its arguments")
         return list(out)
+
+    def inputs(self, h):
+        """NumPy views of the prepared workload's input buffers: x, grid (None
+        without one), dy (valid until close)."""
+        out = []
+        for which in (0, 1, 2):
+            rank = ctypes.c_int()
+            shape = (ctypes.c_int64 * 8)()
+            p = self.lib.drs_bench_input(h, which, ctypes.byref(rank), shape)
+            if not p:
+                out.append(None)
+                continue
+            dims = tuple(shape[:rank.value])
+            n = math.prod(dims)
+            buf = (ctypes.c_float * n).from_address(p)
+            out.append(np.ctypeslib.as_array(buf).reshape(dims))
+        if out[0] is None or out[2] is None:
+            raise SystemExit("python_ratios: the bench module gave no input buffers")
+        return out
 
     def close(self, h):
         self.lib.drs_bench_close(h)
@@ -279,8 +313,9 @@ def main():
     for name in names:
         # the bench's command line once: shapes, attributes and result digests
         rec = ct.run_bench(bench, ["--workload", name] + check_args)[0]
+        h = cb.open(name, args.smoke)
         tc = ct.TorchCase(rec)
-        wc = WrapperCase(rec)
+        wc = WrapperCase(rec, cb.inputs(h))
         cc = CoreCase(rec) if args.core else None
         ok = ct.agrees(wc.fwd(), rec["fwd"])
         g = wc.bwd()
@@ -294,7 +329,6 @@ def main():
                 torch_bwd()
             except (RuntimeError, NotImplementedError):
                 torch_bwd = None
-        h = cb.open(name, args.smoke)
         cells = []
         try:
             for ph, what, tfn, wfn, cfn in ((0, "fwd", tc.fwd, wc.fwd, cc and cc.fwd),
@@ -340,9 +374,9 @@ def main():
                 elif lo < 1.0 - args.tolerance or hi > 1.0 + args.tolerance:
                     open_ci.append(f"{name} {what} {lo:.2f}-{hi:.2f}")
         finally:
+            del tc, wc, cc  # (the wrapper's tensors are views of the module's buffers)
             cb.close(h)
         print(f"{name:<4} | {cells[0]} | {cells[1]} | {'ok' if ok else 'DIFF'}", flush=True)
-        del tc, wc, cc
     if not qs:
         print("python_ratios: no workload ran")
         return 1
