@@ -15,11 +15,16 @@
  *    to a per-pixel double sum, so they give the same bits; no atomics, and
  *    the blocks of points depend on the shapes only, so the bits never depend
  *    on the thread count (which only picks the scheme). */
+#define _DEFAULT_SOURCE /* madvise()'s MADV_HUGEPAGE, with C11 */
 #include "grid_sample.h"
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define PAR_MIN_WORK 16384
 #define GS_BLOCK_ENTRIES ((int64_t)1 << 20) /* entries of one transposed block */
@@ -672,9 +677,17 @@ static int gs_scatter_group(const drs_gs_plan *p)
  * turned lane-wise a chunk of points at a time (lanes >= nc stay 0). */
 #define GS_VS 8
 #define GS_VS_CHUNK 128
-/* at most this many doubles of vector planes per thread (4 MiB, the scalar
- * scatter's own limit for 4 channel planes): beyond, the scalar scatter */
-#define GS_VS_MAX_DOUBLES ((int64_t)1 << 19)
+/* at most this many doubles of vector planes per thread (16 MiB: planes of
+ * up to 512 x 512 pixels): beyond, the scalar scatter.  The vector scatter
+ * reads a point's taps once per 8 channels, the scalar one once per channel
+ * on planes of more than 65,536 pixels (gs_scatter_group), which is most of
+ * its time there (W11 of bench/: 16 channels of 512^2). */
+#define GS_VS_MAX_DOUBLES ((int64_t)1 << 21)
+/* planes of more than this many doubles per thread (4 MiB) are "large": the
+ * team that scatters them keeps its planes within GS_VS_TEAM_DOUBLES (128 MiB
+ * in all; the team size changes no bit) */
+#define GS_VS_SMALL_DOUBLES ((int64_t)1 << 19)
+#define GS_VS_TEAM_DOUBLES ((int64_t)1 << 24)
 typedef drs_gs_v8d gs_vsd; /* GS_VS doubles */
 _Static_assert(GS_VS == 8, "gs_vsd is drs_gs_v8d");
 #define GS_VSCATTER(T, NAME)                                                                   \
@@ -841,6 +854,29 @@ static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
            (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
 }
 
+/* Scratch of n bytes (free()), zeroed when zero is set.  A large block
+ * (4 MiB or more: malloc and calloc map it fresh and do not touch it) is
+ * advised as huge pages before its first touch, so that it faults in 2 MiB at
+ * a time, not 4 KiB: W11 of bench/ (tap lists of 16 MiB, 16 MiB of vector
+ * planes per thread) took over 6,000 faults per call otherwise, a third of
+ * its time with 2 threads faulting at once.  (A block reused from the heap is
+ * touched already: the advice changes nothing there.  Advice only: failure
+ * changes nothing.) */
+static void *gs_big_alloc(size_t n, int zero)
+{
+    void *p = zero ? drs__calloc(n, 1) : drs__malloc(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && n >= ((size_t)4 << 20)) {
+        const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+                        b = ((uintptr_t)p + n) & ~(huge - 1);
+        if (b > a)
+            (void)madvise((void *)a, (size_t)(b - a), MADV_HUGEPAGE);
+    }
+#endif
+    return p;
+}
+
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int vs,
                                    int threads, int accumulate, gs_scratch *s)
 {
@@ -848,22 +884,21 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     s->threads = threads;
     s->vs = scatter && vs;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
-    s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
-    s->tap_w = drs__malloc((size_t)E * sizeof(double));
+    s->tap_off = gs_big_alloc((size_t)E * sizeof(int64_t), 0);
+    s->tap_w = gs_big_alloc((size_t)E * sizeof(double), 0);
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        s->plane = drs__calloc((size_t)threads * (size_t)(s->vs ? GS_VS : gs_scatter_group(p)) *
-                                   (size_t)p->Q,
-                               sizeof(double)); /* zero; each use leaves it zero */
+        s->plane = gs_big_alloc((size_t)threads * (size_t)(s->vs ? GS_VS : gs_scatter_group(p)) *
+                                 (size_t)p->Q * sizeof(double), 1); /* zero; each use leaves it zero */
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);
     } else {
-        s->pt = drs__malloc((size_t)E * sizeof(int64_t));
-        s->w = drs__malloc((size_t)E * sizeof(double));
+        s->pt = gs_big_alloc((size_t)E * sizeof(int64_t), 0);
+        s->w = gs_big_alloc((size_t)E * sizeof(double), 0);
         if (p->Q < INT64_MAX / 8 - 1)
-            s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
+            s->rowptr = gs_big_alloc((size_t)(p->Q + 1) * sizeof(int64_t), 0);
         ok = ok && s->pt && s->w && s->rowptr;
     }
     if (!ok) {
@@ -921,6 +956,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     const int want_dx = data_delta && nx > 0;
     int scatter = 0, tasks = 0, vs = 0;
     const int threads = drs__nthreads();
+    int team = threads; /* the scatter's team (vector scatter on large planes: fewer) */
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
@@ -931,6 +967,15 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
          * GS_VS_MAX_DOUBLES: from the shapes only, like the scheme (see
          * gs_use_scatter: even NaN bits must not depend on the thread count) */
         vs = scatter && GS_VS * p.Q <= GS_VS_MAX_DOUBLES;
+        if (vs && GS_VS * p.Q > GS_VS_SMALL_DOUBLES) {
+            /* large planes: one team over the channel groups, of at most
+             * GS_VS_TEAM_DOUBLES / (GS_VS Q) threads (not a plane per thread of
+             * a whole machine) */
+            tasks = 0;
+            const int64_t cap = GS_VS_TEAM_DOUBLES / (GS_VS * p.Q);
+            if (team > cap)
+                team = (int)cap;
+        }
         if (tasks) {
             st = drs__calloc((size_t)threads, sizeof *st);
             if (!st)
@@ -942,7 +987,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                     free(st);
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, vs, threads, accumulate, &sc)) !=
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, vs, team, accumulate, &sc)) !=
                    DRS_OK) {
             return s;
         }

@@ -36,7 +36,8 @@ typedef struct spec {
     int rank5;    /* GridSample 5-D */
     int special;  /* GridSample 2-D with a grid of special values (special_grid):
                      1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX); 3: a smooth
-                     warp (warp_grid), GridSample-16 */
+                     warp (warp_grid), GridSample-16; 4: one image of large planes,
+                     GridSample-16 */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -222,7 +223,8 @@ static void warp_grid(drs_dtype dt, void *g, const int64_t *gs)
 
 /* GridSample: data [2, 16, 41, 37] (16 channels: the backward's scatter
  * scheme, whose channel groups depend on the thread count) with a grid
- * [2, 33, 35, 2], or data
+ * [2, 33, 35, 2], or (special 4) data [1, 16, 272, 272] with a grid
+ * [1, 40, 40, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
@@ -233,6 +235,13 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
     drs_tensor x = {s->dt, 4, {2, 16, 41, 37}, NULL}, g = {s->dt, 4, {2, 33, 35, 2}, NULL};
+    if (s->special == 4) { /* planes of 73,984 pixels: the vector scatter's large planes, whose
+                              team is capped (28 threads) */
+        const drs_tensor xl = {s->dt, 4, {1, 16, 272, 272}, NULL};
+        const drs_tensor gl = {s->dt, 4, {1, 40, 40, 2}, NULL};
+        x = xl;
+        g = gl;
+    }
     if (s->rank5) {
         const drs_tensor x5 = {s->dt, 5, {2, 4, 9, 11, 13}, NULL};
         const drs_tensor g5 = {s->dt, 5, {2, 7, 9, 10, 3}, NULL};
@@ -299,6 +308,7 @@ static void add(spec s)
                  s.special == 1   ? "9-4d-special"
                  : s.special == 2 ? "16-4d-special"
                  : s.special == 3 ? "16-4d-warp"
+                 : s.special == 4 ? "16-4d-large-plane"
                  : s.rank5        ? "5d"
                                   : "4d",
                  drs_grid_mode_str((drs_grid_mode)s.mode, 20),
@@ -364,6 +374,8 @@ static void build_cases(void)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp});
                             if (!r5)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 3});
+                            if (!r5 && bwd && !al && m != DRS_GRID_NEAREST)
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 4});
                         }
 }
 

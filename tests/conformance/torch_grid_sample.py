@@ -89,6 +89,7 @@ SHAPES_4D = [
     ((1, 3, 16, 12), (10, 14)),  # larger, non-square
     ((2, 13, 9, 10), (7, 8)),    # 13 channels: the backward's scatter scheme, groups of 8 + 5
     ((1, 20, 17, 18), (12, 21)),  # 20 channels, one image: groups of 8, 8 and 4
+    ((1, 9, 260, 270), (9, 10)),  # planes of 70,200 pixels: the scatter's large planes
 ]
 SHAPES_5D = [
     ((1, 2, 4, 5, 3), (3, 4, 5)),
