@@ -8,8 +8,8 @@
  *    border clip and the reflection sign).  Owner computes: parallel over
  *    blocks of points, each point summing its channels in ascending order.
  *  - data_delta[n,c,j] = sum over (q, tap) with off = j of w * dy[n,c,q], in
- *    ascending (q, tap) order: either scattered point by point into a double
- *    plane per channel (parallel over channels), or gathered through the
+ *    ascending (q, tap) order: either scattered point by point into double
+ *    planes, 8 channels per vector (parallel over channel groups), or gathered through the
  *    transposed tap list (a stable counting sort by pixel; parallel over
  *    pixels even for N = C = 1).  Both add the same terms in the same order
  *    to a per-pixel double sum, so they give the same bits; no atomics, and
@@ -535,8 +535,9 @@ static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs
  * (point, tap) order), one sum per pixel in double.  Two schemes give these
  * same bits:
  *  - scatter (one image's taps in one block, small planes, at least 4
- *    channel groups): parallel over channels, each thread adding the points in
- *    ascending order into its own double plane, then one pass storing it;
+ *    channel groups): parallel over groups of up to 8 channels, each thread
+ *    adding the points in ascending order into its own channel-interleaved
+ *    double planes (one vector add per tap), then one pass storing them;
  *  - gather: points in blocks of GS_BLOCK_ENTRIES entries, a stable
  *    counting sort of the block's entries by pixel (the transposed list),
  *    then parallel over pixels, each summing its entries in order.
@@ -551,7 +552,6 @@ typedef struct gs_scratch {
     double *w;         /* gather: [Pb * T] */
     double *plane;     /* scatter: [threads * group * Q], vector scatter [threads * Q * GS_VS] */
     int threads;       /* the team size the scratch was sized for */
-    int vs;            /* scatter: the vector scatter (gs_vscatter_*) */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
 
@@ -635,61 +635,36 @@ static void gs_block_transpose(const drs_gs_plan *p, int64_t p0, int64_t nb, gs_
 GS_DATA_GATHER(float, gs_gather_f32)
 GS_DATA_GATHER(double, gs_gather_f64)
 
-/* Channels a thread scatters together: their sums are independent chains of
- * additions, which hides the latency of a pixel's add-store-load from one
- * point to the next; with large planes, one (the rows a run of points
- * touches in several planes would not stay in the cache). */
+/* The channel count by which the scheme choice (gs_use_scatter) measures a
+ * thread's planes: 4 on planes of up to 65,536 pixels, else 1 (the limits of
+ * an earlier scalar scatter, kept so that the same shapes take the scatter
+ * scheme). */
 #define GS_SCATTER_CH 4
 static int gs_scatter_group(const drs_gs_plan *p)
 {
     return p->Q <= 65536 ? GS_SCATTER_CH : 1;
 }
 
-/* acc[i * Q + o[k]] += w[k] * d[i] for the K taps of one point and NC channels */
-#define GS_SCATTER_DOT(K, NC, acc, Q, w, o, d)                                                 \
-    for (int k_ = 0; k_ < (K); k_++)                                                           \
-        for (int i_ = 0; i_ < (NC); i_++)                                                      \
-            (acc)[i_ * (Q) + (o)[k_]] += (w)[k_] * (d)[i_]
-
-/* The points of image n in ascending order into the NC planes at acc. */
-#define GS_SCATTER_POINTS(T, NC, acc, dyc, s, P, Q, mt)                                        \
-    for (int64_t q = 0; q < (P); q++) {                                                        \
-        const int64_t *o = (s)->tap_off + q * (mt);                                            \
-        const double *w = (s)->tap_w + q * (mt);                                               \
-        const int nt = (s)->ntap[q];                                                           \
-        double d[GS_SCATTER_CH];                                                               \
-        for (int i = 0; i < (NC); i++)                                                         \
-            d[i] = (double)(dyc)[i * (P) + q];                                                 \
-        if (nt == 4 && (mt) == 4)                                                              \
-            GS_SCATTER_DOT(4, NC, acc, Q, w, o, d);                                            \
-        else if (nt == 16 && (mt) == 16)                                                       \
-            GS_SCATTER_DOT(16, NC, acc, Q, w, o, d);                                           \
-        else                                                                                   \
-            GS_SCATTER_DOT(nt, NC, acc, Q, w, o, d);                                           \
-    }
-
 /* The vector scatter: the nc (<= GS_VS) channels of a group as the lanes of
  * a vector of GS_VS doubles, their planes interleaved pixel by pixel (acc
  * [Q][GS_VS]), so that a tap adds w * d to the pixel's sums of every channel
  * in one vector operation, without conflicts (one lane per channel, the
- * points in ascending order).  Each lane's sum is the scalar scatter's: the
+ * points in ascending order).  Each lane's sum is the gather scheme's: the
  * same products w * d added in the same order, so the same bits.  dy is
  * turned lane-wise a chunk of points at a time (lanes >= nc stay 0). */
 #define GS_VS 8
 #define GS_VS_CHUNK 128
-/* at most this many doubles of vector planes per thread (16 MiB: planes of
- * up to 512 x 512 pixels): beyond, the scalar scatter.  The vector scatter
- * reads a point's taps once per 8 channels, the scalar one once per channel
- * on planes of more than 65,536 pixels (gs_scatter_group), which is most of
- * its time there (W11 of bench/: 16 channels of 512^2). */
-#define GS_VS_MAX_DOUBLES ((int64_t)1 << 21)
-/* planes of more than this many doubles per thread (4 MiB) are "large": the
+/* A thread's planes are GS_VS * Q doubles: at most 16 MiB, since the scheme
+ * takes planes of at most 2^18 pixels (gs_use_scatter).  Planes of more than
+ * GS_VS_SMALL_DOUBLES doubles per thread (4 MiB) are "large": the
  * team that scatters them keeps its planes within GS_VS_TEAM_DOUBLES (128 MiB
  * in all; the team size changes no bit) */
 #define GS_VS_SMALL_DOUBLES ((int64_t)1 << 19)
 #define GS_VS_TEAM_DOUBLES ((int64_t)1 << 24)
 typedef drs_gs_v8d gs_vsd; /* GS_VS doubles */
 _Static_assert(GS_VS == 8, "gs_vsd is drs_gs_v8d");
+_Static_assert(GS_VS * (GS_BLOCK_ENTRIES / 4) <= GS_VS_TEAM_DOUBLES,
+               "a team of one holds the largest planes the scatter scheme takes");
 #define GS_VSCATTER(T, NAME)                                                                   \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const T *dyc, int64_t P, int nc, const int64_t *toff, const double *tw,       \
@@ -753,75 +728,41 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
 /* Scatter scheme for image n (all its taps in s): parallel over groups of
  * channels, each thread's planes (zero on entry and on exit) summing the points in
  * ascending order; overwrite stores 0.0 + sum (the zeroed data_delta plus
- * the sum), accumulate adds the sum to the pixels that have an entry.  With
- * s->vs, groups of up to GS_VS channels through the vector scatter (fewer
- * when that leaves a thread of the team without a group: the grouping
- * changes no bit). */
+ * the sum), accumulate adds the sum to the pixels that have an entry.
+ * Groups of up to GS_VS channels through the vector scatter (fewer when that
+ * leaves a thread of the team without a group: the grouping changes no
+ * bit). */
 #define GS_DATA_SCATTER(T, NAME)                                                               \
-    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s,  \
+    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s, \
                      int accumulate)                                                           \
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
-        if (s->vs) {                                                                           \
-            int64_t cv = GS_VS; /* channels per group */                                       \
-            if ((C + GS_VS - 1) / GS_VS < s->threads)                                          \
-                cv = (C + s->threads - 1) / s->threads;                                        \
-            const int64_t nvg = (C + cv - 1) / cv;                                             \
-            _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)") \
-            for (int64_t g = 0; g < nvg; g++) {                                                \
-                const int64_t c0 = g * cv;                                                     \
-                const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                          \
-                gs_vsd *acc = (gs_vsd *)(void *)(s->plane +                                    \
-                                                 (int64_t)omp_get_thread_num() * GS_VS * Q);   \
-                gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,  \
-                                 p->max_taps, acc);                                            \
-                if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                            \
-                    gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q);          \
-                    continue;                                                                  \
-                }                                                                              \
-                for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */     \
-                    const gs_vsd a = acc[j];                                                   \
-                    T *dxj = dx + (n * C + c0) * Q + j;                                        \
-                    if (!accumulate)                                                           \
-                        for (int i = 0; i < nc; i++)                                           \
-                            dxj[i * Q] = (T)(0.0 + a[i]);                                      \
-                    else if (s->hit[j])                                                        \
-                        for (int i = 0; i < nc; i++)                                           \
-                            dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                       \
-                    acc[j] = (gs_vsd){0.0};                                                    \
-                }                                                                              \
+        int64_t cv = GS_VS; /* channels per group */                                           \
+        if ((C + GS_VS - 1) / GS_VS < s->threads)                                              \
+            cv = (C + s->threads - 1) / s->threads;                                            \
+        const int64_t nvg = (C + cv - 1) / cv;                                                 \
+        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)") \
+        for (int64_t g = 0; g < nvg; g++) {                                                    \
+            const int64_t c0 = g * cv;                                                         \
+            const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                              \
+            gs_vsd *acc = (gs_vsd *)(void *)(s->plane +                                        \
+                                             (int64_t)omp_get_thread_num() * GS_VS * Q);       \
+            gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,      \
+                             p->max_taps, acc);                                                \
+            if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                \
+                gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q);              \
+                continue;                                                                      \
             }                                                                                  \
-            return;                                                                            \
-        }                                                                                      \
-        const int cg = gs_scatter_group(p);                                                    \
-        const int64_t ng = (C + cg - 1) / cg;                                                  \
-        const int mt = p->max_taps;                                                            \
-        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)")                 \
-        for (int64_t g = 0; g < ng; g++) {                                                     \
-            const int64_t c0 = g * cg;                                                         \
-            const int nc = C - c0 < cg ? (int)(C - c0) : cg;                                   \
-            double *acc = s->plane + (int64_t)omp_get_thread_num() * cg * Q;                   \
-            const T *dyc = dy + (n * C + c0) * P;                                              \
-            if (nc == GS_SCATTER_CH)                                                           \
-                GS_SCATTER_POINTS(T, GS_SCATTER_CH, acc, dyc, s, P, Q, mt)                     \
-            else if (nc == 1)                                                                  \
-                GS_SCATTER_POINTS(T, 1, acc, dyc, s, P, Q, mt)                                 \
-            else                                                                               \
-                GS_SCATTER_POINTS(T, nc, acc, dyc, s, P, Q, mt)                                \
-            for (int i = 0; i < nc; i++) { /* store, and zero the plane for the next group */  \
-                T *dxc = dx + (n * C + c0 + i) * Q;                                            \
-                double *a = acc + i * Q;                                                       \
+            for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */         \
+                const gs_vsd a = acc[j];                                                       \
+                T *dxj = dx + (n * C + c0) * Q + j;                                            \
                 if (!accumulate)                                                               \
-                    for (int64_t j = 0; j < Q; j++) {                                          \
-                        dxc[j] = (T)(0.0 + a[j]);                                              \
-                        a[j] = 0.0;                                                            \
-                    }                                                                          \
-                else                                                                           \
-                    for (int64_t j = 0; j < Q; j++) {                                          \
-                        if (s->hit[j])                                                         \
-                            dxc[j] = (T)((double)dxc[j] + a[j]);                               \
-                        a[j] = 0.0;                                                            \
-                    }                                                                          \
+                    for (int i = 0; i < nc; i++)                                               \
+                        dxj[i * Q] = (T)(0.0 + a[i]);                                          \
+                else if (s->hit[j])                                                            \
+                    for (int i = 0; i < nc; i++)                                               \
+                        dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                           \
+                acc[j] = (gs_vsd){0.0};                                                        \
             }                                                                                  \
         }                                                                                      \
     }
@@ -877,19 +818,18 @@ static void *gs_big_alloc(size_t n, int zero)
     return p;
 }
 
-static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int vs,
+static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter,
                                    int threads, int accumulate, gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
     s->threads = threads;
-    s->vs = scatter && vs;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
     s->tap_off = gs_big_alloc((size_t)E * sizeof(int64_t), 0);
     s->tap_w = gs_big_alloc((size_t)E * sizeof(double), 0);
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        s->plane = gs_big_alloc((size_t)threads * (size_t)(s->vs ? GS_VS : gs_scatter_group(p)) *
+        s->plane = gs_big_alloc((size_t)threads * (size_t)GS_VS *
                                  (size_t)p->Q * sizeof(double), 1); /* zero; each use leaves it zero */
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
@@ -954,7 +894,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0, tasks = 0, vs = 0;
+    int scatter = 0, tasks = 0;
     const int threads = drs__nthreads();
     int team = threads; /* the scatter's team (vector scatter on large planes: fewer) */
     if (want_dx && p.P > 0) {
@@ -963,11 +903,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             Pb = p.P;
         scatter = gs_use_scatter(&p, Pb);
         tasks = gs_image_tasks(&p, scatter, threads);
-        /* the vector scatter while a thread's planes stay within
-         * GS_VS_MAX_DOUBLES: from the shapes only, like the scheme (see
-         * gs_use_scatter: even NaN bits must not depend on the thread count) */
-        vs = scatter && GS_VS * p.Q <= GS_VS_MAX_DOUBLES;
-        if (vs && GS_VS * p.Q > GS_VS_SMALL_DOUBLES) {
+        if (scatter && GS_VS * p.Q > GS_VS_SMALL_DOUBLES) {
             /* large planes: one team over the channel groups, of at most
              * GS_VS_TEAM_DOUBLES / (GS_VS Q) threads (not a plane per thread of
              * a whole machine) */
@@ -981,13 +917,13 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             if (!st)
                 return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
             for (int t = 0; t < threads; t++)
-                if ((s = gs_scratch_alloc(&p, Pb, 1, vs, 1, accumulate, &st[t])) != DRS_OK) {
+                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, &st[t])) != DRS_OK) {
                     for (int u = 0; u < t; u++)
                         scratch_free(&st[u]);
                     free(st);
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, vs, team, accumulate, &sc)) !=
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, team, accumulate, &sc)) !=
                    DRS_OK) {
             return s;
         }
