@@ -15,16 +15,11 @@
  *    to a per-pixel double sum, so they give the same bits; no atomics, and
  *    the blocks of points depend on the shapes only, so the bits never depend
  *    on the thread count (which only picks the scheme). */
-#define _DEFAULT_SOURCE /* madvise()'s MADV_HUGEPAGE, with C11 */
 #include "grid_sample.h"
 
 #include <omp.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #define PAR_MIN_WORK 16384
 #define GS_BLOCK_ENTRIES ((int64_t)1 << 20) /* entries of one transposed block */
@@ -795,50 +790,27 @@ static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
            (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
 }
 
-/* Scratch of n bytes (free()), zeroed when zero is set.  A large block
- * (4 MiB or more: malloc and calloc map it fresh and do not touch it) is
- * advised as huge pages before its first touch, so that it faults in 2 MiB at
- * a time, not 4 KiB: W11 of bench/ (tap lists of 16 MiB, 16 MiB of vector
- * planes per thread) took over 6,000 faults per call otherwise, a third of
- * its time with 2 threads faulting at once.  (A block reused from the heap is
- * touched already: the advice changes nothing there.  Advice only: failure
- * changes nothing.) */
-static void *gs_big_alloc(size_t n, int zero)
-{
-    void *p = zero ? drs__calloc(n, 1) : drs__malloc(n);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (p && n >= ((size_t)4 << 20)) {
-        const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
-                        b = ((uintptr_t)p + n) & ~(huge - 1);
-        if (b > a)
-            (void)madvise((void *)a, (size_t)(b - a), MADV_HUGEPAGE);
-    }
-#endif
-    return p;
-}
-
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter,
                                    int threads, int accumulate, gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
     s->threads = threads;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
-    s->tap_off = gs_big_alloc((size_t)E * sizeof(int64_t), 0);
-    s->tap_w = gs_big_alloc((size_t)E * sizeof(double), 0);
+    s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
+    s->tap_w = drs__malloc((size_t)E * sizeof(double));
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        s->plane = gs_big_alloc((size_t)threads * (size_t)GS_VS *
-                                 (size_t)p->Q * sizeof(double), 1); /* zero; each use leaves it zero */
+        s->plane = drs__calloc((size_t)threads * (size_t)GS_VS *
+                                 (size_t)p->Q, sizeof(double)); /* zero; each use leaves it zero */
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);
     } else {
-        s->pt = gs_big_alloc((size_t)E * sizeof(int64_t), 0);
-        s->w = gs_big_alloc((size_t)E * sizeof(double), 0);
+        s->pt = drs__malloc((size_t)E * sizeof(int64_t));
+        s->w = drs__malloc((size_t)E * sizeof(double));
         if (p->Q < INT64_MAX / 8 - 1)
-            s->rowptr = gs_big_alloc((size_t)(p->Q + 1) * sizeof(int64_t), 0);
+            s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
         ok = ok && s->pt && s->w && s->rowptr;
     }
     if (!ok) {

@@ -2,14 +2,19 @@
 /* status.c — status strings, the thread-local last-error message, enum
  * spellings, dtype helpers and checked 64-bit arithmetic.  No threading rule:
  * the message buffer is thread-local, everything else is read-only. */
+#define _DEFAULT_SOURCE /* madvise()'s MADV_HUGEPAGE, with C11 */
 #include "core.h"
 
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 static _Thread_local char drs_err_buf[512];
 
@@ -111,18 +116,45 @@ static int drs__alloc_should_fail(void)
     return 0;
 }
 
+/* A block of n bytes just allocated: when it is large (4 MiB or more), the
+ * whole 2 MiB pages inside it are advised as huge pages (Linux, where
+ * transparent huge pages are in "madvise" mode).  malloc and calloc map such
+ * a block fresh and leave it untouched, so the library's first writes fault
+ * it in 2 MiB at a time instead of 4 KiB: a 96 MiB intermediate cost 24,576
+ * faults per call before (a trilinear backward spent more time in them than
+ * in its passes).  A block reused from the heap is touched already, and the
+ * advice changes nothing there.  Advice only: failure changes nothing. */
+static void *drs__advise_large(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && n >= ((size_t)4 << 20)) {
+        const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+                        b = ((uintptr_t)p + n) & ~(huge - 1);
+        if (b > a)
+            (void)madvise((void *)a, (size_t)(b - a), MADV_HUGEPAGE);
+    }
+#else
+    (void)n;
+#endif
+    return p;
+}
+
 void *drs__malloc(size_t n)
 {
     if (n > drs_alloc_max)
         drs_alloc_max = n;
-    return drs__alloc_should_fail() ? NULL : malloc(n ? n : 1);
+    return drs__alloc_should_fail() ? NULL : drs__advise_large(malloc(n ? n : 1), n);
 }
 
 void *drs__calloc(size_t n, size_t size)
 {
     if (size && n <= SIZE_MAX / size && n * size > drs_alloc_max)
         drs_alloc_max = n * size;
-    return drs__alloc_should_fail() ? NULL : calloc(n ? n : 1, size ? size : 1);
+    if (drs__alloc_should_fail())
+        return NULL;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    return size && n <= SIZE_MAX / size ? drs__advise_large(p, n * size) : p;
 }
 
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r)
