@@ -545,7 +545,7 @@ typedef struct gs_scratch {
     int64_t *rowptr;   /* gather: [Q + 1] */
     int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
     double *w;         /* gather: [Pb * T] */
-    double *plane;     /* scatter: [threads * group * Q], vector scatter [threads * Q * GS_VS] */
+    double *plane;     /* scatter: [threads * Q * GS_VS], channel-interleaved */
     int threads;       /* the team size the scratch was sized for */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
@@ -764,10 +764,11 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
 GS_DATA_SCATTER(float, gs_scatter_f32)
 GS_DATA_SCATTER(double, gs_scatter_f64)
 
-/* The scatter scheme needs one image's taps in one block, a thread's planes
- * within GS_BLOCK_ENTRIES / 4 doubles (2 MiB), and at least 4 channel groups
- * to share among the threads (with fewer, the gather is parallel over pixels
- * instead).  The choice depends on the shapes only, never on the thread
+/* The scatter scheme needs one image's taps in one block, planes of at most
+ * GS_BLOCK_ENTRIES / 4 / gs_scatter_group doubles (the limits of an earlier
+ * scalar scatter, which now only choose the scheme), and at least 4 channel
+ * groups to share among the threads (with fewer, the gather is parallel over
+ * pixels instead).  The choice depends on the shapes only, never on the thread
  * count: the two schemes add the same terms in the same order, but a NaN
  * meeting another NaN may keep either one's sign and payload depending on
  * how the compiler ordered the operands, so even NaN bits stay the same at
@@ -875,14 +876,14 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             Pb = p.P;
         scatter = gs_use_scatter(&p, Pb);
         tasks = gs_image_tasks(&p, scatter, threads);
-        if (scatter && GS_VS * p.Q > GS_VS_SMALL_DOUBLES) {
-            /* large planes: one team over the channel groups, of at most
+        if (scatter && GS_VS * p.Q > GS_VS_SMALL_DOUBLES &&
+            (int64_t)threads * GS_VS * p.Q > GS_VS_TEAM_DOUBLES) {
+            /* large planes, and more threads than GS_VS_TEAM_DOUBLES of planes
+             * hold: one team over each image's channel groups, of
              * GS_VS_TEAM_DOUBLES / (GS_VS Q) threads (not a plane per thread of
              * a whole machine) */
             tasks = 0;
-            const int64_t cap = GS_VS_TEAM_DOUBLES / (GS_VS * p.Q);
-            if (team > cap)
-                team = (int)cap;
+            team = (int)(GS_VS_TEAM_DOUBLES / (GS_VS * p.Q));
         }
         if (tasks) {
             st = drs__calloc((size_t)threads, sizeof *st);

@@ -21,13 +21,27 @@ MALLOC_ENV = {
 }
 
 
+def _with_malloc_env(environ):
+    """environ with MALLOC_ENV set; GLIBC_TUNABLES keeps the tunables it has
+    (ours is appended, colon-separated, as glibc reads the list)."""
+    env = dict(environ)
+    for k, v in MALLOC_ENV.items():
+        old = env.get(k, "")
+        if k == "GLIBC_TUNABLES" and old:
+            env[k] = old if v in old.split(":") else old + ":" + v
+        else:
+            env[k] = v
+    return env
+
+
 def reexec_with_malloc_env():
     """Re-executes the running script with MALLOC_ENV set (glibc reads it at
     process start), unless it is set already or --no-malloc-env is given."""
-    if "--no-malloc-env" in sys.argv or all(os.environ.get(k) == v for k, v in MALLOC_ENV.items()):
+    if "--no-malloc-env" in sys.argv:
         return
-    env = dict(os.environ)
-    env.update(MALLOC_ENV)
+    env = _with_malloc_env(os.environ)
+    if all(os.environ.get(k) == env[k] for k in MALLOC_ENV):
+        return
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 

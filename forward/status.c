@@ -118,12 +118,15 @@ static int drs__alloc_should_fail(void)
 
 /* A block of n bytes just allocated: when it is large (4 MiB or more), the
  * whole 2 MiB pages inside it are advised as huge pages (Linux, where
- * transparent huge pages are in "madvise" mode).  malloc and calloc map such
- * a block fresh and leave it untouched, so the library's first writes fault
- * it in 2 MiB at a time instead of 4 KiB: a 96 MiB intermediate cost 24,576
- * faults per call before (a trilinear backward spent more time in them than
- * in its passes).  A block reused from the heap is touched already, and the
- * advice changes nothing there.  Advice only: failure changes nothing. */
+ * transparent huge pages are in "madvise" mode).  Above glibc's mmap
+ * threshold (at least 128 KiB, rising up to 32 MiB as blocks are freed)
+ * malloc and calloc map a block fresh and leave it untouched, so the
+ * library's first writes fault it in 2 MiB at a time instead of 4 KiB: a
+ * 96 MiB intermediate cost 24,576 faults per call before (a trilinear
+ * backward spent more time in them than in its passes).  A block served from
+ * the heap keeps the pages it has; the advice stays on that part of the heap
+ * after free (the kernel may later merge its pages into huge ones).  Advice
+ * only: it changes no data, and its failure changes nothing. */
 static void *drs__advise_large(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

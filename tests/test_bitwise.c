@@ -223,8 +223,8 @@ static void warp_grid(drs_dtype dt, void *g, const int64_t *gs)
 
 /* GridSample: data [2, 16, 41, 37] (16 channels: the backward's scatter
  * scheme, whose channel groups depend on the thread count) with a grid
- * [2, 33, 35, 2], or (special 4) data [1, 16, 272, 272] with a grid
- * [1, 40, 40, 2], or data
+ * [2, 33, 35, 2], or (special 4) data [2, 16, 272, 272] with a grid
+ * [2, 40, 40, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
@@ -235,10 +235,11 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
     drs_tensor x = {s->dt, 4, {2, 16, 41, 37}, NULL}, g = {s->dt, 4, {2, 33, 35, 2}, NULL};
-    if (s->special == 4) { /* planes of 73,984 pixels: the vector scatter's large planes, whose
-                              team is capped (28 threads) */
-        const drs_tensor xl = {s->dt, 4, {1, 16, 272, 272}, NULL};
-        const drs_tensor gl = {s->dt, 4, {1, 40, 40, 2}, NULL};
+    if (s->special == 4) { /* planes of 73,984 pixels: the vector scatter's large planes
+                              (image tasks at 2 threads, one team of 16 threads at 16, a
+                              team capped at 28 threads at 64) */
+        const drs_tensor xl = {s->dt, 4, {2, 16, 272, 272}, NULL};
+        const drs_tensor gl = {s->dt, 4, {2, 40, 40, 2}, NULL};
         x = xl;
         g = gl;
     }
@@ -266,7 +267,7 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
     if (s->special == 3)
         warp_grid(s->dt, g.data, g.shape);
-    else if (s->special)
+    else if (s->special == 1 || s->special == 2)
         special_grid(s->dt, g.data, numel(&g));
     if (!s->bwd) {
         y.data = malloc((size_t)numel(&y) * es);
