@@ -125,13 +125,22 @@ static int drs__alloc_should_fail(void)
  * 96 MiB intermediate cost 24,576 faults per call before (a trilinear
  * backward spent more time in them than in its passes).  A block served from
  * the heap keeps the pages it has; the advice stays on that part of the heap
- * after free (the kernel may later merge its pages into huge ones).  Advice
- * only: it changes no data, and its failure changes nothing. */
+ * after free (the kernel may later merge its pages into huge ones), as NumPy's
+ * own advice on its large arrays does.  Advice only: it changes no data, and
+ * its failure changes nothing.  DRS_HUGEPAGES=0 in the environment turns it
+ * off. */
 static void *drs__advise_large(void *p, size_t n)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+    static _Atomic int on = -1; /* DRS_HUGEPAGES=0 (read once) turns the advice off */
+    int o = atomic_load_explicit(&on, memory_order_relaxed);
+    if (o < 0) {
+        const char *e = getenv("DRS_HUGEPAGES");
+        o = !(e && !strcmp(e, "0"));
+        atomic_store_explicit(&on, o, memory_order_relaxed);
+    }
     const uintptr_t huge = (uintptr_t)2 << 20;
-    if (p && n >= ((size_t)4 << 20)) {
+    if (o && p && n >= ((size_t)4 << 20)) {
         const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1),
                         b = ((uintptr_t)p + n) & ~(huge - 1);
         if (b > a)
