@@ -80,20 +80,19 @@ GRID_PADS = ("zeros", "border", "reflection")
 
 class CoreCase:
     """The same computation through dresample._core alone (the extension over
-    the C API, outputs preallocated as in the C bench): the kernel time in this
-    process, to compare the wrapper with under the same machine load."""
+    the C API, outputs preallocated as in the C bench, inputs the C bench's own
+    buffers as the wrapper's): the kernel time in this process, to compare the
+    wrapper with under the same machine load."""
 
-    def __init__(self, rec):
+    def __init__(self, rec, bufs):
         core = dresample._core
         kind = rec["kind"]
         ins, outs = rec["in_shape"], rec["out_shape"]
-        x = ct.fill(math.prod(ins), 0).reshape(ins)
-        dy = ct.fill(math.prod(outs), 1000003).reshape(outs)
+        x, g, dy = bufs
         y = ct.aligned_empty(outs)
         dx = ct.aligned_empty(ins)
         alloc = lambda shape, dtype: y  # noqa: E731
         if kind == "grid":
-            g = ct.affine_grid(rec["theta"], rec["grid_shape"])
             dg = ct.aligned_empty(g.shape)
             a = (9, GRID_MODES[rec["grid_mode"]], GRID_PADS[rec["grid_padding"]], False)
             self.fwd = lambda: core.grid_sample(alloc, y.dtype, x, g, *a)
@@ -331,8 +330,9 @@ def main():
         rec = ct.run_bench(bench, ["--workload", name] + check_args)[0]
         h = cb.open(name, args.smoke)
         tc = ct.TorchCase(rec)
-        wc = WrapperCase(rec, cb.inputs(h))
-        cc = CoreCase(rec) if args.core else None
+        bufs = cb.inputs(h)
+        wc = WrapperCase(rec, bufs)
+        cc = CoreCase(rec, bufs) if args.core else None
         ok = ct.agrees(wc.fwd(), rec["fwd"])
         g = wc.bwd()
         ok = ok and ct.agrees(g[0], rec["bwd"]) and (len(g) == 1 or
@@ -391,7 +391,7 @@ def main():
                 elif lo < 1.0 - args.tolerance or hi > 1.0 + args.tolerance:
                     open_ci.append(f"{name} {what} {lo:.2f}-{hi:.2f}")
         finally:
-            del tc, wc, cc  # (the wrapper's tensors are views of the module's buffers)
+            del tc, wc, cc, bufs  # (views of the module's buffers)
             cb.close(h)
         print(f"{name:<4} | {cells[0]} | {cells[1]} | {'ok' if ok else 'DIFF'}", flush=True)
     if not qs:
@@ -425,23 +425,13 @@ def over_processes(args):
     each row judged by the median of its K values of q."""
     import subprocess
     import tempfile
-    argv, skip = [], False
-    for a in sys.argv[1:]:
-        if skip:
-            skip = False
-            continue
-        if a == "--processes":
-            skip = True
-            continue
-        if a.startswith("--processes="):
-            continue
-        argv.append(a)
     runs, bad = [], set()
     with tempfile.TemporaryDirectory() as d:
         for k in range(args.processes):
             out = os.path.join(d, f"q{k}.json")
             print(f"== process {k + 1} of {args.processes}", flush=True)
-            r = subprocess.run([sys.executable, os.path.abspath(__file__)] + argv +
+            # (the appended --processes 1 overrides the given one: argparse keeps the last)
+            r = subprocess.run([sys.executable, os.path.abspath(__file__)] + sys.argv[1:] +
                                ["--processes", "1", "--q-json", out])
             if r.returncode == 77:  # (a missing package: skipped)
                 return 77

@@ -36,7 +36,7 @@ typedef struct spec {
     int rank5;    /* GridSample 5-D */
     int special;  /* GridSample 2-D with a grid of special values (special_grid):
                      1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX); 3: a smooth
-                     warp (warp_grid), GridSample-16; 4: one image of large planes,
+                     warp (warp_grid), GridSample-16; 4: two images of large planes,
                      GridSample-16 */
 } spec;
 
