@@ -471,7 +471,8 @@ static void digest_phase(bench_rt *r, phase ph, phase_result *pr)
 
 /* Times a phase at every thread count of tl, interleaved call by call
  * (T1, T2, T1, T2, ...) so that a change in the machine's load hits every
- * count alike; the warm-up calls (per count) come first. */
+ * count alike; the warm-up calls (per count) come first.  pr: the results'
+ * digests after the last timed call, or NULL for none. */
 static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread_list *tl,
                        timing *out, phase_result *pr, double *times)
 {
@@ -496,7 +497,7 @@ static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread
             run_phase(r, ph);
             t[k * runs + i] = now_ms() - t0;
             flt[k] += minflt() - f0;
-            if (i == runs - 1)
+            if (i == runs - 1 && pr)
                 digest_phase(r, ph, &pr[k]);
         }
     if (times) /* every call's time, in call order (one thread count) */
@@ -1007,9 +1008,11 @@ int drs_bench_time(void *h, int ph, int threads, int warmup, int runs, int cpu_t
         return -1;
     const thread_list tl = {1, {threads}};
     timing t;
-    phase_result pr;
     g_clock = cpu_time ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-    time_phase(r, (phase)ph, warmup, runs, &tl, &t, &pr, times_ms);
+    /* no digests: reading the outputs after the block would leave the caches
+     * in another state than a block of the Python contenders (which drop
+     * theirs) leaves them, and the next contender's calls would pay for it */
+    time_phase(r, (phase)ph, warmup, runs, &tl, &t, NULL, times_ms);
     return 0;
 }
 

@@ -247,8 +247,9 @@ static inline int drs__simd_level(void)
  * non-temporal stores, no read-for-ownership of dst), drs__stream_end once,
  * before the parallel region's closing barrier (writes what is held back,
  * then the store fence).  drs__stream_output: 1 when an output of this many
- * bytes written by nthr threads is streamed out (see simd.c; forced with
- * DRS_STREAM=1, never with DRS_STREAM=0). */
+ * bytes written by nthr threads is streamed out; drs__stream_footprint: 1
+ * when a gather's output of out bytes, in a call touching total bytes, is
+ * (see simd.c; both forced with DRS_STREAM=1, never with DRS_STREAM=0). */
 typedef struct drs_stream {
     char *at;                /* the first byte not written yet */
     size_t np;               /* bytes held in pend, which belong at at */
@@ -258,6 +259,7 @@ void drs__stream_begin(drs_stream *w);
 void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n);
 void drs__stream_end(drs_stream *w);
 int drs__stream_output(int64_t bytes, int nthr);
+int drs__stream_footprint(int64_t out, int64_t total);
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for

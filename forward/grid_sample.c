@@ -1372,6 +1372,17 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
     return ng;
 }
 
+/* Whether GS_FORWARD streams its output out (drs__stream_footprint): when
+ * the call's data, grid and output together exceed the last-level cache, an
+ * output written with ordinary stores is read for ownership and then evicts
+ * the data planes that the next blocks gather from. */
+static int gs_stream_output(const drs_gs_plan *p, int64_t item)
+{
+    const int64_t ny = p->N * p->C * p->P * item, nx = p->N * p->C * p->Q * item,
+                  ng = p->N * p->P * p->S * item;
+    return drs__stream_footprint(ny, nx + ng + ny);
+}
+
 /* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
  * taps of a block are computed once, then each channel plane is read and
  * written for the whole block (plane-local accesses).  A point with all its
@@ -1389,7 +1400,12 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
         const int vlev = (VEC) && bilin2d ? drs_gs_vlevel() : 0; /* vector groups */        \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
-        _Pragma("omp parallel for schedule(static) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")          \
+        const int strm = (VEC) && gs_stream_output(p, (int64_t)sizeof(T));                     \
+        _Pragma("omp parallel num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
+        {                                                                                      \
+        drs_stream ws; /* strm: each block's channel rows go out through ws */                \
+        drs__stream_begin(&ws);                                                                \
+        _Pragma("omp for schedule(static) nowait")                                             \
         for (int64_t blk = 0; blk < NB; blk++) {                                               \
             const int64_t n = blk / nb, q0 = (blk % nb) * bp;                                  \
             const int64_t q1 = q0 + bp < P ? q0 + bp : P;                                      \
@@ -1398,6 +1414,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
             int32_t nt[DRS_GS_BLOCK_ENTRIES];                                                  \
             drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
             const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
+            _Alignas(64) T sbuf[(VEC) ? DRS_GS_BLOCK_ENTRIES : 1]; /* strm: a channel's row */ \
             gs_vgroup vg[GS_MAX_VGROUPS];                                                      \
             uint8_t vfull[GS_MAX_VGROUPS] = {0};                                               \
             int64_t nvg = 0;                                                                   \
@@ -1422,7 +1439,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                                        : drs_gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);      \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
-                T *yc = y + (n * C + c) * P + q0;                                              \
+                T *const yo = y + (n * C + c) * P + q0, *yc = strm ? sbuf : yo;                \
                 if (mt == 1) {                                                                 \
                     if (nng) /* (VEC: T is float) */                                           \
                         gs_vnear(nw, nok, nng, (const float *)(const void *)xc,                \
@@ -1437,6 +1454,8 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                             acc += (double)xc[off[b]]; /* weight 1.0 */                        \
                         yc[b] = STORE;                                                         \
                     }                                                                          \
+                    if (strm)                                                                  \
+                        drs__stream_put(&ws, yo, sbuf, (size_t)(q1 - q0) * sizeof(T));         \
                     continue;                                                                  \
                 }                                                                              \
                 if (nvg) /* (VEC: T is float) */                                               \
@@ -1468,7 +1487,12 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
                         GS_DOT(nt[b], acc, wb, xc, o);                                         \
                     yc[b] = STORE;                                                             \
                 }                                                                              \
+                if (strm)                                                                      \
+                    drs__stream_put(&ws, yo, sbuf, (size_t)(q1 - q0) * sizeof(T));             \
             }                                                                                  \
+        }                                                                                      \
+        if (strm)                                                                              \
+            drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */     \
         }                                                                                      \
     }
 /* Round half to even and saturate into [lo, hi] (NaN cannot occur: finite

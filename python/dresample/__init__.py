@@ -14,6 +14,8 @@ the GIL released.  The whole API is described in docs/python.md.
 
 PyTorch and JAX wrappers live in ``dresample.torch`` and ``dresample.jax``.
 """
+import threading as _threading
+
 import numpy as _np
 
 from . import _core
@@ -46,6 +48,17 @@ def _empty(shape, dtype):
     buf = _np.empty(int(n) + 64, _np.uint8)
     k = -buf.ctypes.data % 64
     return buf[k:k + int(n)].view(dtype).reshape(shape)
+
+
+_local = _threading.local()
+
+
+def _new(shape, dtype):
+    """A new output: _empty, or the allocator the calling thread has set as
+    _local.alloc (dresample.torch gets its outputs from torch's own allocator
+    this way, as tensors of the framework's kind)."""
+    alloc = getattr(_local, "alloc", None)
+    return _empty(shape, dtype) if alloc is None else alloc(shape, dtype)
 
 
 _contig = _np.ascontiguousarray
@@ -118,7 +131,7 @@ def resize(X, *, scales=None, sizes=None, roi=None, opset=19, **attrs):
     """
     X = _contig(X)
     a = _resize_args("resize", _vec(roi), _vec(scales), _vec(sizes), opset, attrs)
-    return _core.resize(_empty, X.dtype, X, *a)
+    return _core.resize(_new, X.dtype, X, *a)
 
 
 def resize_backward(X, output_delta, *, scales=None, sizes=None, roi=None, opset=19,
@@ -141,11 +154,11 @@ def resize_backward(X, output_delta, *, scales=None, sizes=None, roi=None, opset
     a = _resize_args("resize_backward", roi, scales, sizes, opset, attrs)
     out = {}
     if "X" in want:
-        out["X_delta"] = _empty(X.shape, X.dtype)
+        out["X_delta"] = _new(X.shape, X.dtype)
     if "scales" in want and scales:
-        out["scales_delta"] = _empty(len(scales), _np.float64)
+        out["scales_delta"] = _new(len(scales), _np.float64)
     if "roi" in want and roi:
-        out["roi_delta"] = _empty(len(roi), _np.float64)
+        out["roi_delta"] = _new(len(roi), _np.float64)
     _core.resize_backward(out.get("X_delta"), out.get("scales_delta"), out.get("roi_delta"),
                           dY, X, *a)
     return out
@@ -167,7 +180,7 @@ def interpolate(data, *, sizes=None, scales=None, axes=None, version=4, **attrs)
     """
     data = _contig(data)
     a = _interp_args("interpolate", _vec(sizes), _vec(scales), _vec(axes), version, attrs)
-    return _core.interpolate(_empty, data.dtype, data, *a)
+    return _core.interpolate(_new, data.dtype, data, *a)
 
 
 def _interp_grad(fn, core_fn, data, output_delta, sizes, scales, axes, version, grads, attrs,
@@ -180,10 +193,10 @@ def _interp_grad(fn, core_fn, data, output_delta, sizes, scales, axes, version, 
         raise ValueError("%s: grads must name data or scales, got %r"
                          % (fn, sorted(want - {"data", "scales"})))
     a = _interp_args(fn, sizes, scales, axes, version, attrs)
-    dx = _empty(data.shape, data.dtype) if "data" in want else None
+    dx = _new(data.shape, data.dtype) if "data" in want else None
     ds = None
     if "scales" in want and a[5] == "scales" and scales is not None:
-        ds = _empty(len(scales), _np.float64)
+        ds = _new(len(scales), _np.float64)
     core_fn(dx, ds, dY, data, *a)
     return dx, ds
 
@@ -225,7 +238,7 @@ def torch_interpolate(input, size=None, scale_factor=None, mode="nearest", align
     spatial axes), with PyTorch's output sizes and values."""
     input = _contig(input)
     return _core.torch_interpolate(
-        _empty, input.dtype, input,
+        _new, input.dtype, input,
         *_torch_args(size, scale_factor, mode, align_corners, antialias, recompute_scale_factor))
 
 
@@ -236,7 +249,7 @@ def torch_interpolate_backward(input, output_delta, size=None, scale_factor=None
     a new array of input's shape and dtype."""
     input = _contig(input)
     dY = _contig(output_delta)
-    dx = _empty(input.shape, input.dtype)
+    dx = _new(input.shape, input.dtype)
     _core.torch_interpolate_backward(
         dx, dY, input,
         *_torch_args(size, scale_factor, mode, align_corners, antialias, recompute_scale_factor))
@@ -257,7 +270,7 @@ def grid_sample(X, grid, *, mode="bilinear", padding_mode="zeros", align_corners
     """
     X = _contig(X)
     grid = _contig(grid)
-    return _core.grid_sample(_empty, X.dtype, X, grid, version, mode, padding_mode,
+    return _core.grid_sample(_new, X.dtype, X, grid, version, mode, padding_mode,
                              align_corners)
 
 
@@ -278,9 +291,9 @@ def grid_sample_backward(X, grid, output_delta, *, mode="bilinear", padding_mode
                          % sorted(want - {"X", "grid"}))
     out = {}
     if "X" in want:
-        out["X_delta"] = _empty(X.shape, X.dtype)
+        out["X_delta"] = _new(X.shape, X.dtype)
     if "grid" in want:
-        out["grid_delta"] = _empty(grid.shape, grid.dtype)
+        out["grid_delta"] = _new(grid.shape, grid.dtype)
     _core.grid_sample_backward(out.get("X_delta"), out.get("grid_delta"), dY, X, grid, version,
                                mode, padding_mode, align_corners)
     return out

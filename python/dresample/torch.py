@@ -124,8 +124,35 @@ def _arr(t):
     return t.numpy()
 
 
+_TORCH_OF = {np.dtype(k): v for k, v in ((np.float32, torch.float32), (np.float64, torch.float64),
+                                         (np.uint8, torch.uint8), (np.int8, torch.int8),
+                                         (np.int32, torch.int32), (np.int64, torch.int64))}
+
+
+def _talloc(shape, dtype):
+    """A new output from torch's own allocator (torch.empty), as the NumPy view
+    the library writes into: the wrappers' outputs and gradients are ordinary
+    torch storage, allocated (and reused) as PyTorch's own ops' outputs are."""
+    return torch.empty(shape, dtype=_TORCH_OF[np.dtype(dtype)]).numpy()
+
+
+def _call(fn, *args, **kw):
+    """fn of the NumPy API with its outputs from _talloc."""
+    loc = _d._local
+    prev = getattr(loc, "alloc", None)
+    loc.alloc = _talloc
+    try:
+        return fn(*args, **kw)
+    finally:
+        loc.alloc = prev
+
+
 def _ten(a):
-    """A tensor over a new array from the NumPy API (C-contiguous: no copy)."""
+    """The tensor of an output array: the torch storage it views (_talloc's),
+    else a tensor over the array itself (C-contiguous: no copy)."""
+    b = a.base
+    if isinstance(b, torch.Tensor) and b.shape == a.shape:
+        return b
     return torch.from_numpy(a)
 
 
@@ -182,9 +209,9 @@ def _torch_interp_fwd(x, size, scale_list, mode, align_corners, recompute, antia
     sf = None
     if scale_list is not None:
         sf = scale_list[0] if len(set(scale_list)) == 1 else tuple(scale_list)
-    y = _d.torch_interpolate(_arr(x), size=size, scale_factor=sf, mode=mode,
-                             align_corners=align_corners, antialias=antialias,
-                             recompute_scale_factor=recompute)
+    y = _call(_d.torch_interpolate, _arr(x), size=size, scale_factor=sf, mode=mode,
+              align_corners=align_corners, antialias=antialias,
+              recompute_scale_factor=recompute)
     return _ten(y)
 
 
@@ -192,9 +219,9 @@ def _torch_interp_bwd_input(dy, x, size, scale_list, mode, align_corners, recomp
     sf = None
     if scale_list is not None:
         sf = scale_list[0] if len(set(scale_list)) == 1 else tuple(scale_list)
-    dx = _d.torch_interpolate_backward(_arr(x), _arr(dy), size=size, scale_factor=sf, mode=mode,
-                                       align_corners=align_corners, antialias=antialias,
-                                       recompute_scale_factor=recompute)
+    dx = _call(_d.torch_interpolate_backward, _arr(x), _arr(dy), size=size, scale_factor=sf,
+               mode=mode, align_corners=align_corners, antialias=antialias,
+               recompute_scale_factor=recompute)
     return _ten(dx)
 
 
@@ -213,8 +240,8 @@ def _torch_interp_bwd_scale(dy, x, scale_list, mode, align_corners, recompute, a
             if dy.shape[2 + i] == x.shape[2 + i]:
                 copied[i] = True
                 scales[2 + i] = 1.0
-    res = _d.resize_backward(_arr(x), _arr(dy), scales=scales, opset=19, grads=("scales",),
-                             **attrs)
+    res = _call(_d.resize_backward, _arr(x), _arr(dy), scales=scales, opset=19,
+                grads=("scales",), **attrs)
     g = [float(v) for v in np.asarray(res["scales_delta"]).reshape(-1)[2:]]
     return [0.0 if c else v for v, c in zip(g, copied)]
 
@@ -345,12 +372,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
 # ------------------------------------------------------------ ONNX Resize
 def _resize_fwd(X, scales, roi, sizes, attrs):
-    return _ten(_d.resize(_arr(X), scales=scales, sizes=sizes, roi=roi, **attrs))
+    return _ten(_call(_d.resize, _arr(X), scales=scales, sizes=sizes, roi=roi, **attrs))
 
 
 def _resize_bwd(dy, X, scales, roi, sizes, attrs, want=("X", "scales", "roi")):
-    res = _d.resize_backward(_arr(X), _arr(dy), scales=scales, sizes=sizes, roi=roi,
-                             grads=want, **attrs)
+    res = _call(_d.resize_backward, _arr(X), _arr(dy), scales=scales, sizes=sizes, roi=roi,
+                grads=want, **attrs)
     return res.get("X_delta"), res.get("scales_delta"), res.get("roi_delta")
 
 
@@ -444,13 +471,13 @@ def resize(X, scales=None, sizes=None, roi=None, **onnx_attrs):
 
 # -------------------------------------------------- OpenVINO Interpolate
 def _ov_fwd(data, sizes, scales, axes, version, attrs):
-    return _ten(_d.interpolate(_arr(data), sizes=sizes, scales=scales, axes=axes,
-                               version=version, **attrs))
+    return _ten(_call(_d.interpolate, _arr(data), sizes=sizes, scales=scales, axes=axes,
+                      version=version, **attrs))
 
 
 def _ov_bwd(dy, data, sizes, scales, axes, version, attrs, want=("data", "scales")):
-    return _d.interpolate_backward(_arr(data), _arr(dy), sizes=sizes, scales=scales, axes=axes,
-                                   version=version, grads=want, **attrs)
+    return _call(_d.interpolate_backward, _arr(data), _arr(dy), sizes=sizes, scales=scales,
+                 axes=axes, version=version, grads=want, **attrs)
 
 
 class _OVFn(torch.autograd.Function):
@@ -539,15 +566,15 @@ def _grid_version(X):
 
 
 def _grid_fwd(X, grid, mode, padding_mode, align_corners):
-    y = _d.grid_sample(_arr(X), _arr(grid), mode=mode, padding_mode=padding_mode,
-                       align_corners=align_corners, version=_grid_version(X))
+    y = _call(_d.grid_sample, _arr(X), _arr(grid), mode=mode, padding_mode=padding_mode,
+              align_corners=align_corners, version=_grid_version(X))
     return _ten(y)
 
 
 def _grid_bwd(dy, X, grid, mode, padding_mode, align_corners, want=("X", "grid")):
-    res = _d.grid_sample_backward(_arr(X), _arr(grid), _arr(dy), mode=mode,
-                                  padding_mode=padding_mode, align_corners=align_corners,
-                                  version=_grid_version(X), grads=want)
+    res = _call(_d.grid_sample_backward, _arr(X), _arr(grid), _arr(dy), mode=mode,
+                padding_mode=padding_mode, align_corners=align_corners,
+                version=_grid_version(X), grads=want)
     return res.get("X_delta"), res.get("grid_delta")
 
 

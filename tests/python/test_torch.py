@@ -80,6 +80,21 @@ def test_zero_copy_input():
     assert y.is_contiguous() and y.dtype == x.dtype
 
 
+def test_outputs_from_torch_allocator():
+    # outputs and gradients are torch.empty's (64-byte aligned at every size;
+    # NumPy aligns small arrays to 16 bytes only)
+    ptrs = []
+    for n in range(1, 9):
+        x = rnd(1, 1, n, n + 1).requires_grad_()
+        g = (torch.rand(1, n, 2, 2, generator=torch.Generator().manual_seed(n)) * 2 - 1)
+        g = g.to(torch.float64).requires_grad_()
+        y = dt.interpolate(x, scale_factor=2.0, mode="bilinear")
+        z = dt.grid_sample(x, g, mode="bilinear", align_corners=False)
+        gx, gg = torch.autograd.grad(z.sum(), (x, g))
+        ptrs += [y.data_ptr(), z.data_ptr(), gx.data_ptr(), gg.data_ptr()]
+    assert all(p % 64 == 0 for p in ptrs), [p % 64 for p in ptrs]
+
+
 def test_noncontiguous_input():
     x = rnd(2, 5, 4, 3).permute(0, 3, 2, 1)  # [2, 3, 4, 5], not contiguous
     close(dt.interpolate(x, size=(6, 7), mode="bilinear"),
