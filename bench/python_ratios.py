@@ -404,6 +404,7 @@ def main():
                     open_ci.append(f"{name} {what} {lo:.2f}-{hi:.2f}")
         finally:
             del tc, wc, cc, bufs  # (views of the module's buffers)
+            gc.unfreeze()  # (this workload's objects collectable again)
             cb.close(h)
         print(f"{name:<4} | {cells[0]} | {cells[1]} | {'ok' if ok else 'DIFF'}", flush=True)
     if not qs:

@@ -260,6 +260,7 @@ void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n);
 void drs__stream_end(drs_stream *w);
 int drs__stream_output(int64_t bytes, int nthr);
 int drs__stream_footprint(int64_t out, int64_t total);
+int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for

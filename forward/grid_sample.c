@@ -1372,15 +1372,23 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
     return ng;
 }
 
-/* Whether GS_FORWARD streams its output out (drs__stream_footprint): when
- * the call's data, grid and output together exceed the last-level cache, an
- * output written with ordinary stores is read for ownership and then evicts
- * the data planes that the next blocks gather from. */
-static int gs_stream_output(const drs_gs_plan *p, int64_t item)
+/* Whether GS_FORWARD (float32) streams its output out (drs__stream_footprint):
+ * when the call's data, grid and output together reach DRS_STREAM_MIN_BYTES,
+ * an output written with ordinary stores is read for ownership and then
+ * evicts the data planes that the next blocks gather from.  Not when a
+ * block's points of a channel span fewer than 4 lines (3-D bicubic: 16
+ * points), where the head and tail of each put are ordinary stores anyway
+ * (unless DRS_STREAM=1 forces it, for the tests). */
+static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_t item)
 {
+    const int m = drs__stream_mode();
+    if (m != 0)
+        return m > 0;
+    if (DRS_GS_BLOCK_ENTRIES / p->max_taps * item < 256)
+        return 0;
     const int64_t ny = p->N * p->C * p->P * item, nx = p->N * p->C * p->Q * item,
-                  ng = p->N * p->P * p->S * item;
-    return drs__stream_footprint(ny, nx + ng + ny);
+                  ng = p->N * p->P * p->S * (int64_t)drs_dtype_size(grid->dtype);
+    return drs__stream_footprint(ny, nx + ng + ny); /* (byte counts of real buffers) */
 }
 
 /* Points are processed in blocks (DRS_GS_BLOCK_ENTRIES taps per block): the
@@ -1400,7 +1408,7 @@ static int gs_stream_output(const drs_gs_plan *p, int64_t item)
         const int vlev = (VEC) && bilin2d ? drs_gs_vlevel() : 0; /* vector groups */        \
         const int64_t bp = DRS_GS_BLOCK_ENTRIES / mt; /* points per block */                   \
         const int64_t nb = (P + bp - 1) / bp, NB = p->N * nb;                                  \
-        const int strm = (VEC) && gs_stream_output(p, (int64_t)sizeof(T));                     \
+        const int strm = (VEC) && gs_stream_output(p, grid, (int64_t)sizeof(T));               \
         _Pragma("omp parallel num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         {                                                                                      \
         drs_stream ws; /* strm: each block's channel rows go out through ws */                \

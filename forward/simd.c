@@ -81,7 +81,9 @@ const char *drs_simd_variant(void)
  * The kernels that stream (the nearest gather, the fused last two forward
  * passes, the tiled 2-D data gradient when it overwrites dx) form each row in
  * a per-thread buffer and stream it out (a copy: the bits of a direct write)
- * when drs__stream_output says so.  The environment variable DRS_STREAM,
+ * when drs__stream_output says so; GridSample's float32 forward (outside the
+ * tiled 2-D bicubic path) does the same with each block's points of a
+ * channel when drs__stream_footprint says so.  The environment variable DRS_STREAM,
  * read once, changes that: 0 never, 1 always (to test the path on small
  * tensors). */
 #define DRS_STREAM_MIN_BYTES ((int64_t)32 << 20)
@@ -187,7 +189,7 @@ void drs__stream_end(drs_stream *w)
 }
 
 /* DRS_STREAM, read once: -1 off (0), 1 always (1), 0 by size (unset) */
-static int stream_mode(void)
+int drs__stream_mode(void)
 {
     static _Atomic int mode = -2;
     int m = atomic_load_explicit(&mode, memory_order_relaxed);
@@ -212,7 +214,7 @@ static int stream_mode(void)
  * forced): the row buffer would only add a copy. */
 int drs__stream_output(int64_t bytes, int nthr)
 {
-    const int m = stream_mode();
+    const int m = drs__stream_mode();
     if (m != 0)
         return m == 1;
 #if defined(__SSE2__)
@@ -251,7 +253,7 @@ int drs__stream_output(int64_t bytes, int nthr)
 #define DRS_STREAM_FOOTPRINT_MIN_OUT ((int64_t)4 << 20)
 int drs__stream_footprint(int64_t out, int64_t total)
 {
-    const int m = stream_mode();
+    const int m = drs__stream_mode();
     if (m != 0)
         return m == 1;
 #if defined(__SSE2__)

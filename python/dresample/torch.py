@@ -133,7 +133,7 @@ def _talloc(shape, dtype):
     """A new output from torch's own allocator (torch.empty), as the NumPy view
     the library writes into: the wrappers' outputs and gradients are ordinary
     torch storage, allocated (and reused) as PyTorch's own ops' outputs are."""
-    return torch.empty(shape, dtype=_TORCH_OF[np.dtype(dtype)]).numpy()
+    return torch.empty(shape, dtype=_TORCH_OF[np.dtype(dtype)], device="cpu").numpy()
 
 
 def _call(fn, *args, **kw):
@@ -151,7 +151,8 @@ def _ten(a):
     """The tensor of an output array: the torch storage it views (_talloc's),
     else a tensor over the array itself (C-contiguous: no copy)."""
     b = a.base
-    if isinstance(b, torch.Tensor) and b.shape == a.shape:
+    if (isinstance(b, torch.Tensor) and b.shape == a.shape and b.dtype == _TORCH_OF[a.dtype]
+            and b.data_ptr() == a.__array_interface__["data"][0]):
         return b
     return torch.from_numpy(a)
 
@@ -323,7 +324,7 @@ class _TorchInterpolateApply(torch.autograd.Function):
             g = _torch_interp_bwd_scale(dy, x, scale_list, mode, ac, rc, aa)
             if n == 1:
                 g = [math.fsum(g)]
-            gs = torch.tensor(g, dtype=torch.float64).reshape(shape).to(dtype)
+            gs = torch.tensor(g, dtype=torch.float64, device="cpu").reshape(shape).to(dtype)
         return dx, gs, None, None, None, None, None, None, None
 
 
@@ -401,8 +402,9 @@ class _ResizeFn(torch.autograd.Function):
         for k, g in ((1, ds), (2, dr)):
             if ctx.needs_input_grad[k]:
                 shape, dtype = ctx.meta[k - 1]
-                out[k] = (torch.zeros(shape, dtype=dtype) if g is None else
-                          torch.as_tensor(np.asarray(g, np.float64)).reshape(shape).to(dtype))
+                out[k] = (torch.zeros(shape, dtype=dtype, device="cpu") if g is None else
+                          torch.as_tensor(np.asarray(g, np.float64), device="cpu")
+                          .reshape(shape).to(dtype))
         return tuple(out)
 
 
@@ -498,8 +500,9 @@ class _OVFn(torch.autograd.Function):
         gs = None
         if ctx.needs_input_grad[1]:
             shape, dtype = ctx.meta
-            gs = (torch.zeros(shape, dtype=dtype) if ds is None else
-                  torch.as_tensor(np.asarray(ds, np.float64)).reshape(shape).to(dtype))
+            gs = (torch.zeros(shape, dtype=dtype, device="cpu") if ds is None else
+                  torch.as_tensor(np.asarray(ds, np.float64), device="cpu")
+                  .reshape(shape).to(dtype))
         return gx, gs, None, None, None, None, None
 
 
@@ -681,7 +684,7 @@ if _HAS_LIBRARY:
         dx = _torch_interp_bwd_input(dy.contiguous(), x, size, scales, mode, ac, rc, antialias)
         g = (_torch_interp_bwd_scale(dy.contiguous(), x, scales, mode, ac, rc, antialias)
              if want_scale else [0.0] * (x.dim() - 2))
-        return dx, torch.tensor(g, dtype=torch.float64)
+        return dx, torch.tensor(g, dtype=torch.float64, device="cpu")
 
     @_op_ti_bwd.register_fake
     def _(dy, x, want_scale, size, scales, mode, align_corners, recompute, antialias):
@@ -770,10 +773,10 @@ if _HAS_LIBRARY:
                    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         dx, ds, dr = _resize_bwd(dy.contiguous(), X, scales, roi, sizes, json.loads(attrs))
         ns, nr = len(scales or []), len(roi or [])
-        return (_ten(dx), torch.zeros(ns, dtype=torch.float64) if ds is None else
-                torch.as_tensor(np.asarray(ds, np.float64)).reshape(ns),
-                torch.zeros(nr, dtype=torch.float64) if dr is None else
-                torch.as_tensor(np.asarray(dr, np.float64)).reshape(nr))
+        return (_ten(dx), torch.zeros(ns, dtype=torch.float64, device="cpu") if ds is None else
+                torch.as_tensor(np.asarray(ds, np.float64), device="cpu").reshape(ns),
+                torch.zeros(nr, dtype=torch.float64, device="cpu") if dr is None else
+                torch.as_tensor(np.asarray(dr, np.float64), device="cpu").reshape(nr))
 
     @_op_rs_bwd.register_fake
     def _(dy, X, scales, roi, sizes, attrs):
@@ -817,8 +820,8 @@ if _HAS_LIBRARY:
                    attrs: str) -> Tuple[torch.Tensor, torch.Tensor]:
         dx, ds = _ov_bwd(dy.contiguous(), data, sizes, scales, axes, version, json.loads(attrs))
         n = len(scales or [])
-        return _ten(dx), (torch.zeros(n, dtype=torch.float64) if ds is None else
-                          torch.as_tensor(np.asarray(ds, np.float64)).reshape(n))
+        return _ten(dx), (torch.zeros(n, dtype=torch.float64, device="cpu") if ds is None else
+                          torch.as_tensor(np.asarray(ds, np.float64), device="cpu").reshape(n))
 
     @_op_ov_bwd.register_fake
     def _(dy, data, sizes, scales, axes, version, attrs):

@@ -95,6 +95,32 @@ def test_outputs_from_torch_allocator():
     assert all(p % 64 == 0 for p in ptrs), [p % 64 for p in ptrs]
 
 
+@pytest.mark.skipif(not hasattr(torch, "set_default_device"),
+                    reason="PyTorch < 2.0 has no default device")
+def test_cpu_tensors_under_another_default_device():
+    # a user's default device (torch.device context / set_default_device)
+    # must not move the wrappers' outputs or gradients off the CPU
+    x = rnd(1, 2, 5, 6).requires_grad_()
+    s = torch.tensor(1.5, dtype=D, requires_grad=True)
+    g = (torch.rand(1, 4, 3, 2, generator=torch.Generator().manual_seed(1), dtype=D) * 2 - 1)
+    g.requires_grad_()
+    sc = torch.tensor([1.0, 1.0, 1.5, 2.0], dtype=D)
+
+    def run():
+        y = dt.interpolate(x, scale_factor=s, mode="bilinear", align_corners=False)
+        z = dt.grid_sample(x, g, mode="bilinear", align_corners=False)
+        w = dt.resize(x, scales=sc, mode="linear")
+        grads = torch.autograd.grad(y.sum() + z.sum() + w.sum(), (x, s, g))
+        return [y, z, w] + list(grads)
+
+    want = run()
+    with torch.device("meta"):
+        got = run()
+    for a, b in zip(got, want):
+        assert a.device.type == "cpu"
+        assert torch.equal(a, b)
+
+
 def test_noncontiguous_input():
     x = rnd(2, 5, 4, 3).permute(0, 3, 2, 1)  # [2, 3, 4, 5], not contiguous
     close(dt.interpolate(x, size=(6, 7), mode="bilinear"),
