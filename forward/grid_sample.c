@@ -1381,10 +1381,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
  * (unless DRS_STREAM=1 forces it, for the tests). */
 static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_t item)
 {
-    const int m = drs__stream_mode();
-    if (m != 0)
-        return m > 0;
-    if (DRS_GS_BLOCK_ENTRIES / p->max_taps * item < 256)
+    if (drs__stream_mode() == 0 && DRS_GS_BLOCK_ENTRIES / p->max_taps * item < 256)
         return 0;
     const int64_t ny = p->N * p->C * p->P * item, nx = p->N * p->C * p->Q * item,
                   ng = p->N * p->P * p->S * (int64_t)drs_dtype_size(grid->dtype);

@@ -147,6 +147,14 @@ def _call(fn, *args, **kw):
         loc.alloc = prev
 
 
+def _grad_tensor(g, shape, dtype=torch.float64):
+    """A parameter's gradient (scales, roi) as a CPU tensor of the parameter's
+    shape and dtype: the library's float64 values, or zeros where it gave none."""
+    if g is None:
+        return torch.zeros(shape, dtype=dtype, device="cpu")
+    return torch.as_tensor(np.asarray(g, np.float64), device="cpu").reshape(shape).to(dtype)
+
+
 def _ten(a):
     """The tensor of an output array: the torch storage it views (_talloc's),
     else a tensor over the array itself (C-contiguous: no copy)."""
@@ -402,9 +410,7 @@ class _ResizeFn(torch.autograd.Function):
         for k, g in ((1, ds), (2, dr)):
             if ctx.needs_input_grad[k]:
                 shape, dtype = ctx.meta[k - 1]
-                out[k] = (torch.zeros(shape, dtype=dtype, device="cpu") if g is None else
-                          torch.as_tensor(np.asarray(g, np.float64), device="cpu")
-                          .reshape(shape).to(dtype))
+                out[k] = _grad_tensor(g, shape, dtype)
         return tuple(out)
 
 
@@ -500,9 +506,7 @@ class _OVFn(torch.autograd.Function):
         gs = None
         if ctx.needs_input_grad[1]:
             shape, dtype = ctx.meta
-            gs = (torch.zeros(shape, dtype=dtype, device="cpu") if ds is None else
-                  torch.as_tensor(np.asarray(ds, np.float64), device="cpu")
-                  .reshape(shape).to(dtype))
+            gs = _grad_tensor(ds, shape, dtype)
         return gx, gs, None, None, None, None, None
 
 
@@ -773,10 +777,7 @@ if _HAS_LIBRARY:
                    ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         dx, ds, dr = _resize_bwd(dy.contiguous(), X, scales, roi, sizes, json.loads(attrs))
         ns, nr = len(scales or []), len(roi or [])
-        return (_ten(dx), torch.zeros(ns, dtype=torch.float64, device="cpu") if ds is None else
-                torch.as_tensor(np.asarray(ds, np.float64), device="cpu").reshape(ns),
-                torch.zeros(nr, dtype=torch.float64, device="cpu") if dr is None else
-                torch.as_tensor(np.asarray(dr, np.float64), device="cpu").reshape(nr))
+        return _ten(dx), _grad_tensor(ds, (ns,)), _grad_tensor(dr, (nr,))
 
     @_op_rs_bwd.register_fake
     def _(dy, X, scales, roi, sizes, attrs):
@@ -820,8 +821,7 @@ if _HAS_LIBRARY:
                    attrs: str) -> Tuple[torch.Tensor, torch.Tensor]:
         dx, ds = _ov_bwd(dy.contiguous(), data, sizes, scales, axes, version, json.loads(attrs))
         n = len(scales or [])
-        return _ten(dx), (torch.zeros(n, dtype=torch.float64, device="cpu") if ds is None else
-                          torch.as_tensor(np.asarray(ds, np.float64), device="cpu").reshape(n))
+        return _ten(dx), _grad_tensor(ds, (n,))
 
     @_op_ov_bwd.register_fake
     def _(dy, data, sizes, scales, axes, version, attrs):
