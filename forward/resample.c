@@ -24,6 +24,28 @@
  * rows that must not share a line */
 static size_t line_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/* 4 KiB aliasing: a load whose address matches a pending store's in its low
+ * 12 bits waits for that store.  The fused passes read input rows into a
+ * per-thread row, read that row into an output row and stream the output row
+ * out; with the buffers at fixed addresses some rows of some shapes alias on
+ * every element (W1's forward took 18.5 ms instead of 9.5 at one thread in
+ * the standalone bench, and how often depended on where malloc put them).
+ * So each row is placed anew: half a page (PLACE_DELTA) from the page offset
+ * of the memory it is computed from or streamed to, the farthest it can be. */
+#define PLACE_DELTA 2048
+static inline void *place(void *slot, const void *ref, size_t delta)
+{
+    const uintptr_t s = (uintptr_t)slot, want = ((uintptr_t)ref + delta) & 4032;
+    return (void *)(s + ((want - (s & 4095)) & 4095));
+}
+
+/* Thread tid's slot in a block of slots `size` bytes apart (a multiple of
+ * 64) allocated with 64 bytes to spare: its first line-aligned byte. */
+static void *thread_slot(char *block, size_t size, int64_t tid)
+{
+    return block + (line_round((uintptr_t)block) - (uintptr_t)block) + (size_t)tid * size;
+}
+
 /* The tap count (1..4) of the longest run of outputs around the middle of t
  * that share it, with the run in [*u0, *u1); 0 when there is none worth it
  * (or outputs extrapolate).  *per2: 1 when the run is moreover 2-periodic
@@ -438,9 +460,15 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
+        A *const yrow = y + r * Ow * inner;                                                    \
+        /* tmp, ob: this thread's slots; the rows go where place() says */                 \
+        tmp = place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
+                    PLACE_DELTA);                                                          \
+        if (ob)                                                                            \
+            ob = place(ob, yrow, PLACE_DELTA);                                             \
         /* pass h, one output row: a weighted sum of input rows */                             \
         PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
-        A *const yrow = y + r * Ow * inner, *yd = ob ? ob : yrow; /* ob: streamed out */      \
+        A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
         if (inner == 1)                                                                        \
             GATHER_ROW(tmp, yd, tw, Ww, ev, nu, per2, u0, u1);                                 \
         else                                                                                   \
@@ -464,8 +492,11 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         const A vh = (th->extrap && th->extrap[oh]) ? ev : (A)0;                               \
         const A *xr = x + (b * Lh + (nh > 0 ? th->first[oh] : 0)) * rowlen;                    \
         A *yrow = y + r * Ow * inner;                                                          \
+        A *const tslot = tmp, *const oslot = ob;                                               \
         for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                           \
             const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                              \
+            if (oslot)                                                                         \
+                ob = place(oslot, yrow + o0 * inner, PLACE_DELTA);                         \
             int64_t c0 = Lw, c1 = 0;                                                           \
             for (int64_t o = o0; o < o1; o++)                                                  \
                 if (tw->ntap[o] > 0) {                                                         \
@@ -474,6 +505,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
                 const int64_t len = (c1 - c0) * inner;                                         \
+                tmp = place(tslot, xr + c0 * inner, PLACE_DELTA);                          \
                 if (nh == 0)                                                                   \
                     for (int64_t i = 0; i < len; i++)                                          \
                         tmp[i] = vh;                                                           \
@@ -500,7 +532,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, A *bufs, A *obufs, int64_t ostride, int stream_rows, int nthr)      \
+                     A ev, char *bufs, size_t tslot, char *obufs, size_t oslot, int stream_rows,  \
+                     int nthr)                                                                 \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -519,12 +552,13 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        /* obufs (or NULL): one output row per thread (ostride elements apart), streamed out */ \
+        /* bufs, obufs (or NULL): per thread, tslot / oslot bytes apart, a row of pass h   \
+         * and an output row to stream out, each with 4 KiB to spare (place()) */          \
         _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
         {                                                                                      \
             const int64_t tid = omp_get_thread_num();                                          \
-            A *tmp = bufs + tid * rowlen;                                                      \
-            A *ob = obufs && (chunk || stream_rows) ? obufs + tid * ostride : NULL;            \
+            A *tmp = (A *)thread_slot(bufs, tslot, tid);                                   \
+            A *ob = obufs && (chunk || stream_rows) ? (A *)thread_slot(obufs, oslot, tid) : NULL;\
             drs_stream ws;                                                                     \
             drs__stream_begin(&ws);                                                            \
             _Pragma("omp for schedule(static) nowait")                                         \
@@ -729,7 +763,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* fuse the last two passes when they resample adjacent axes and one row
      * of the first (Lw x inner elements) is small enough to stay in cache */
     int fuse = 0;
-    int64_t rowlen = 0, orowlen = 0, orowstride = 0;
+    int64_t rowlen = 0, orowlen = 0;
     if (!is_int && nact >= 2 &&
         p->pass[active[nact - 1]].axis == p->pass[active[nact - 2]].axis + 1) {
         for (int a = 0; a < nact - 2; a++)
@@ -764,8 +798,13 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         goto done_free;
     }
     const int nmid = is_int ? nact : nact - 1 - fuse; /* passes that write a scratch buffer */
+    size_t tslot = 0, oslot = 0;
     if (fuse) {
-        rowbufs = drs__malloc((size_t)nthr * (size_t)rowlen * esz);
+        /* per thread: a row (and an output row) with 4 KiB to spare, so that
+         * each row can sit at the page offset place() picks; 64 more bytes
+         * align the first */
+        tslot = line_round((size_t)rowlen * esz) + 4096;
+        rowbufs = drs__malloc((size_t)nthr * tslot + 64);
         if (!rowbufs) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             goto done_free;
@@ -773,8 +812,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         /* output rows to stream out, one per thread on its own cache lines
          * (optional: without the memory the rows are written directly) */
         if (stream && orowlen <= ((int64_t)1 << 18)) {
-            orowstride = (int64_t)(line_round((size_t)orowlen * esz) / esz);
-            obufs = drs__malloc((size_t)nthr * (size_t)orowstride * esz);
+            oslot = line_round((size_t)orowlen * esz) + 4096;
+            obufs = drs__malloc((size_t)nthr * oslot + 64);
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
@@ -811,13 +850,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
                 if (is_f32)
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,
-                               (float)p->extrapolation_value, (float *)rowbufs, (float *)obufs,
-                               orowstride, stream_rows, nthr);
+                               (float)p->extrapolation_value, (char *)rowbufs, tslot, (char *)obufs,
+                               oslot, stream_rows, nthr);
                 else
                     fused2_f64((const double *)cur, (double *)y->data, outer, shape[ap->axis], t,
                                t->w, shape[aw->axis], innerw, tw, tw->w, p->extrapolation_value,
-                               (double *)rowbufs, (double *)obufs, orowstride, stream_rows,
-                               nthr);
+                               (char *)rowbufs, tslot, (char *)obufs, oslot, stream_rows, nthr);
                 break;
             }
             const int last = a == nact - 1;
