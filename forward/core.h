@@ -240,6 +240,27 @@ static inline int drs__simd_level(void)
 #define DRS_SIMD_FN_RET(RET, NAME, PARAMS, ARGS, ...)                                          \
     DRS_SIMD_DEFINE_(DRS_SIMD_AVX512, return, RET, NAME, PARAMS, ARGS, __VA_ARGS__)
 
+/* ---- 4 KiB aliasing ----
+ * A load whose address matches a pending store's in its low 12 bits waits
+ * for that store.  A kernel that forms rows (or blocks) in a small buffer and
+ * copies or streams them out reads that buffer while its stores to the output
+ * are pending, and reads its inputs while its stores to the buffer are: with
+ * the buffer at a fixed address, some shapes and output placements alias on
+ * every element (the fused forward's W1 took 18.5 ms instead of 9.5 at one
+ * thread, depending on where malloc put its buffers).  So such a buffer is a
+ * slot with 4 KiB to spare, and each row goes where drs__place() puts it:
+ * DRS_PLACE_DELTA (half a page, the farthest) from the page offset of the
+ * memory it is computed from or streamed to. */
+#define DRS_PLACE_DELTA 2048
+/* The 64-byte line of slot (64-aligned, with 4 KiB to spare after the row)
+ * whose offset within a 4 KiB page is that of ref plus delta, rounded down
+ * to a line. */
+static inline void *drs__place(void *slot, const void *ref, size_t delta)
+{
+    const uintptr_t s = (uintptr_t)slot, want = ((uintptr_t)ref + delta) & 4032;
+    return (void *)(s + ((want - (s & 4095)) & 4095));
+}
+
 /* ---- streaming stores (simd.c) ----
  * A thread writing a large output in ascending contiguous rows puts each row
  * through its own drs_stream: drs__stream_begin, drs__stream_put(w, dst,

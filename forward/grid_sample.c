@@ -1419,7 +1419,8 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
             int32_t nt[DRS_GS_BLOCK_ENTRIES];                                                  \
             drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
             const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
-            _Alignas(64) T sbuf[(VEC) ? DRS_GS_BLOCK_ENTRIES : 1]; /* strm: a channel's row */ \
+            /* strm: a channel's row, formed where drs__place() puts it in sslot */          \
+            _Alignas(64) T sslot[(VEC) ? DRS_GS_BLOCK_ENTRIES + 4096 / sizeof(T) : 1];         \
             gs_vgroup vg[GS_MAX_VGROUPS];                                                      \
             uint8_t vfull[GS_MAX_VGROUPS] = {0};                                               \
             int64_t nvg = 0;                                                                   \
@@ -1444,7 +1445,9 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
                                        : drs_gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);      \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
-                T *const yo = y + (n * C + c) * P + q0, *yc = strm ? sbuf : yo;                \
+                T *const yo = y + (n * C + c) * P + q0;                                        \
+                T *const sbuf = strm ? (T *)drs__place(sslot, yo, DRS_PLACE_DELTA) : NULL;     \
+                T *const yc = strm ? sbuf : yo;                                                \
                 if (mt == 1) {                                                                 \
                     if (nng) /* (VEC: T is float) */                                           \
                         gs_vnear(nw, nok, nng, (const float *)(const void *)xc,                \

@@ -24,21 +24,6 @@
  * rows that must not share a line */
 static size_t line_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
-/* 4 KiB aliasing: a load whose address matches a pending store's in its low
- * 12 bits waits for that store.  The fused passes read input rows into a
- * per-thread row, read that row into an output row and stream the output row
- * out; with the buffers at fixed addresses some rows of some shapes alias on
- * every element (W1's forward took 18.5 ms instead of 9.5 at one thread in
- * the standalone bench, and how often depended on where malloc put them).
- * So each row is placed anew: half a page (PLACE_DELTA) from the page offset
- * of the memory it is computed from or streamed to, the farthest it can be. */
-#define PLACE_DELTA 2048
-static inline void *place(void *slot, const void *ref, size_t delta)
-{
-    const uintptr_t s = (uintptr_t)slot, want = ((uintptr_t)ref + delta) & 4032;
-    return (void *)(s + ((want - (s & 4095)) & 4095));
-}
-
 /* Thread tid's slot in a block of slots `size` bytes apart (a multiple of
  * 64) allocated with 64 bytes to spare: its first line-aligned byte. */
 static void *thread_slot(char *block, size_t size, int64_t tid)
@@ -461,11 +446,11 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
         A *const yrow = y + r * Ow * inner;                                                    \
-        /* tmp, ob: this thread's slots; the rows go where place() says */                 \
-        tmp = place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
-                    PLACE_DELTA);                                                          \
-        if (ob)                                                                            \
-            ob = place(ob, yrow, PLACE_DELTA);                                             \
+        /* tmp, ob: this thread's slots; the rows go where drs__place() says */                \
+        tmp = drs__place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
+                         DRS_PLACE_DELTA);                                                     \
+        if (ob)                                                                                \
+            ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
         /* pass h, one output row: a weighted sum of input rows */                             \
         PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
         A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
@@ -496,7 +481,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                           \
             const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                              \
             if (oslot)                                                                         \
-                ob = place(oslot, yrow + o0 * inner, PLACE_DELTA);                         \
+                ob = drs__place(oslot, yrow + o0 * inner, DRS_PLACE_DELTA);                    \
             int64_t c0 = Lw, c1 = 0;                                                           \
             for (int64_t o = o0; o < o1; o++)                                                  \
                 if (tw->ntap[o] > 0) {                                                         \
@@ -505,7 +490,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
                 const int64_t len = (c1 - c0) * inner;                                         \
-                tmp = place(tslot, xr + c0 * inner, PLACE_DELTA);                          \
+                tmp = drs__place(tslot, xr + c0 * inner, DRS_PLACE_DELTA);                     \
                 if (nh == 0)                                                                   \
                     for (int64_t i = 0; i < len; i++)                                          \
                         tmp[i] = vh;                                                           \
@@ -532,8 +517,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
                      const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, \
-                     A ev, char *bufs, size_t tslot, char *obufs, size_t oslot, int stream_rows,  \
-                     int nthr)                                                                 \
+                     A ev, char *bufs, size_t tslot, char *obufs, size_t oslot,                \
+                     int stream_rows, int nthr)                                                \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         int64_t u0, u1;                                                                        \
@@ -552,13 +537,14 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        /* bufs, obufs (or NULL): per thread, tslot / oslot bytes apart, a row of pass h   \
-         * and an output row to stream out, each with 4 KiB to spare (place()) */          \
+        /* bufs, obufs (or NULL): per thread, tslot / oslot bytes apart, a row of pass h       \
+         * and an output row to stream out, each with 4 KiB to spare (drs__place()) */         \
         _Pragma("omp parallel num_threads((outer * Oh * Ow * inner > PAR_MIN_WORK) ? nthr : 1)") \
         {                                                                                      \
             const int64_t tid = omp_get_thread_num();                                          \
-            A *tmp = (A *)thread_slot(bufs, tslot, tid);                                   \
-            A *ob = obufs && (chunk || stream_rows) ? (A *)thread_slot(obufs, oslot, tid) : NULL;\
+            A *tmp = (A *)thread_slot(bufs, tslot, tid);                                       \
+            A *ob = (obufs && (chunk || stream_rows)) ? (A *)thread_slot(obufs, oslot, tid)   \
+                                                      : NULL;                                  \
             drs_stream ws;                                                                     \
             drs__stream_begin(&ws);                                                            \
             _Pragma("omp for schedule(static) nowait")                                         \
@@ -738,11 +724,16 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* outputs far larger than the caches are streamed out (drs_stream):
      * nearest gathers and channels-last fused passes gain at every team size
      * (measured with DRS_STREAM=0 and without at 2 threads: W2 14.7 -> 6.2 ms,
-     * W9 11.4 -> 6.5), the fused passes over contiguous rows only as
-     * drs__stream_output says */
+     * W9 11.4 -> 6.5), the fused passes over contiguous rows only with a
+     * team and as drs__stream_output says: at one thread their ordinary
+     * stores won (drs_bench, 1 thread, DRS_STREAM=0 against streaming: W1
+     * 8.3-8.7 against 9.3-9.6 ms, W10 2.9 against 3.5, W12 8.4 against 9.6;
+     * W1 8.3-8.9 ms wherever the output lay in its page, against 9.4-15.4
+     * streamed) */
     const int64_t ybytes = ny * (int64_t)drs_dtype_size(p->dtype);
     const int stream = drs__stream_output(ybytes, 1),
-              stream_rows = drs__stream_output(ybytes, nthr);
+              stream_rows = drs__stream_mode() == 1 ||
+                            (nthr > 1 && drs__stream_output(ybytes, nthr));
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
@@ -801,7 +792,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     size_t tslot = 0, oslot = 0;
     if (fuse) {
         /* per thread: a row (and an output row) with 4 KiB to spare, so that
-         * each row can sit at the page offset place() picks; 64 more bytes
+         * each row can sit at the page offset drs__place() picks; 64 more bytes
          * align the first */
         tslot = line_round((size_t)rowlen * esz) + 4096;
         rowbufs = drs__malloc((size_t)nthr * tslot + 64);
