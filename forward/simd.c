@@ -204,12 +204,14 @@ int drs__stream_mode(void)
 /* 1 when an output of this many bytes, written by a team of nthr threads,
  * is streamed out.  Measured on a 2-core AVX-512 machine with a large shared
  * L3 (bench/drs_bench, 128 MiB outputs): one thread writing with ordinary
- * stores is bound by its read-for-ownership misses, and streaming more than
- * halves the time of the fused bilinear passes (W1 28 -> 13 ms); with two
- * threads the ordinary stores land in the L3 and streaming loses (W10 2.0 ->
- * 3.1 ms).  So: one thread and at least DRS_STREAM_MIN_BYTES, or any team and
- * an output larger than the L3 (when its size is unknown: not).  Kernels
- * that gain at every team size (the nearest gather, channels-last rows) pass
+ * stores was bound by its read-for-ownership misses, and streaming more than
+ * halved the time of the fused bilinear passes (W1 28 -> 13 ms; since their
+ * row buffers are placed against 4 KiB aliasing, their ordinary stores win
+ * at one thread, and resample.c asks only for a team); with two threads the
+ * ordinary stores land in the L3 and streaming loses (W10 2.0 -> 3.1 ms).
+ * So: one thread and at least DRS_STREAM_MIN_BYTES, or any team and an
+ * output larger than the L3 (when its size is unknown: not).  Kernels that
+ * gain at every team size (the nearest gather, channels-last rows) pass
  * nthr = 1.  Where the target has no streaming stores, never (unless
  * forced): the row buffer would only add a copy. */
 int drs__stream_output(int64_t bytes, int nthr)
