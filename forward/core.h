@@ -249,8 +249,8 @@ static inline int drs__simd_level(void)
  * every element (the fused forward's W1 took 18.5 ms instead of 9.5 at one
  * thread, depending on where malloc put its buffers).  So such a buffer is a
  * slot with 4 KiB to spare, and each row goes where drs__place() puts it:
- * DRS_PLACE_DELTA (half a page, the farthest) from the page offset of the
- * memory it is computed from or streamed to. */
+ * far (half a page, DRS_PLACE_DELTA, from one row) from the page offsets of
+ * the rows it is computed from, or of the output it is streamed to. */
 #define DRS_PLACE_DELTA 2048
 /* The 64-byte line of slot (64-aligned, with 4 KiB to spare after the row)
  * whose offset within a 4 KiB page is that of ref plus delta, rounded down

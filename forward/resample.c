@@ -24,6 +24,31 @@
  * rows that must not share a line */
 static size_t line_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/* For a pass reading n input rows R bytes apart, from x0 on: the distance
+ * from x0's page offset to the offset farthest from all n rows' (the middle
+ * of the widest gap between them, modulo 4 KiB), for drs__place(slot, x0,
+ * distance); half a page for one row (or more than 4). */
+static size_t far_from_rows(size_t R, int n)
+{
+    if (n <= 1 || n > 4)
+        return DRS_PLACE_DELTA;
+    size_t o[4] = {0, 0, 0, 0};
+    for (int k = 0; k < n; k++) { /* offsets from x0's, sorted (insertion) */
+        size_t v = ((size_t)k * R) & 4095;
+        int i = k;
+        for (; i > 0 && o[i - 1] > v; i--)
+            o[i] = o[i - 1];
+        o[i] = v;
+    }
+    size_t best = o[0] + 4096 - o[n - 1], mid = o[n - 1] + best / 2; /* the gap that wraps */
+    for (int k = 0; k + 1 < n; k++)
+        if (o[k + 1] - o[k] > best) {
+            best = o[k + 1] - o[k];
+            mid = o[k] + best / 2;
+        }
+    return mid & 4095;
+}
+
 /* Thread tid's slot in a block of slots `size` bytes apart (a multiple of
  * 64) allocated with 64 bytes to spare: its first line-aligned byte. */
 static void *thread_slot(char *block, size_t size, int64_t tid)
@@ -446,9 +471,10 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh;                                                 \
         A *const yrow = y + r * Ow * inner;                                                    \
-        /* tmp, ob: this thread's slots; the rows go where drs__place() says */                \
+        /* tmp, ob: this thread's slots; the rows go where drs__place() says (tmp: far     \
+         * from every input row it is formed from) */                                          \
         tmp = drs__place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
-                         DRS_PLACE_DELTA);                                                     \
+                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));          \
         if (ob)                                                                                \
             ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
         /* pass h, one output row: a weighted sum of input rows */                             \
@@ -490,7 +516,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 }                                                                              \
             if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
                 const int64_t len = (c1 - c0) * inner;                                         \
-                tmp = drs__place(tslot, xr + c0 * inner, DRS_PLACE_DELTA);                     \
+                tmp = drs__place(tslot, xr + c0 * inner,                                       \
+                                 far_from_rows((size_t)rowlen * sizeof(A), (int)nh));      \
                 if (nh == 0)                                                                   \
                     for (int64_t i = 0; i < len; i++)                                          \
                         tmp[i] = vh;                                                           \
@@ -722,11 +749,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     const int nact = T.nact;
     const int *active = T.active;
     /* outputs far larger than the caches are streamed out (drs_stream):
-     * nearest gathers and channels-last fused passes gain at every team size
-     * (measured with DRS_STREAM=0 and without at 2 threads: W2 14.7 -> 6.2 ms,
-     * W9 11.4 -> 6.5), the fused passes over contiguous rows only with a
-     * team and as drs__stream_output says: at one thread their ordinary
-     * stores won (drs_bench, 1 thread, DRS_STREAM=0 against streaming: W1
+     * nearest gathers and the fused passes' long channels-last rows (split in
+     * chunks) gain at every team size (measured with DRS_STREAM=0 and without
+     * at 2 threads: W2 14.7 -> 6.2 ms, W9 11.4 -> 6.5), the fused passes' rows
+     * not split in chunks only with a team and as drs__stream_output says: at
+     * one thread their ordinary stores won (drs_bench, 1 thread, DRS_STREAM=0 against streaming: W1
      * 8.3-8.7 against 9.3-9.6 ms, W10 2.9 against 3.5, W12 8.4 against 9.6;
      * W1 8.3-8.9 ms wherever the output lay in its page, against 9.4-15.4
      * streamed) */
@@ -801,8 +828,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             goto done_free;
         }
         /* output rows to stream out, one per thread on its own cache lines
-         * (optional: without the memory the rows are written directly) */
-        if (stream && orowlen <= ((int64_t)1 << 18)) {
+         * (optional: without the memory the rows are written directly), for
+         * rows streamed as a whole or long rows split in chunks (inner > 1) */
+        int64_t innerw = 1;
+        for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
+            innerw *= p->out_shape[i];
+        if (stream && (stream_rows || innerw > 1) && orowlen <= ((int64_t)1 << 18)) {
             oslot = line_round((size_t)orowlen * esz) + 4096;
             obufs = drs__malloc((size_t)nthr * oslot + 64);
         }
