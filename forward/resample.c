@@ -474,7 +474,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         /* tmp, ob: this thread's slots; the rows go where drs__place() says (tmp: far     \
          * from every input row it is formed from) */                                          \
         tmp = drs__place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
-                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));          \
+                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));              \
         if (ob)                                                                                \
             ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
         /* pass h, one output row: a weighted sum of input rows */                             \
@@ -517,7 +517,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
                 const int64_t len = (c1 - c0) * inner;                                         \
                 tmp = drs__place(tslot, xr + c0 * inner,                                       \
-                                 far_from_rows((size_t)rowlen * sizeof(A), (int)nh));      \
+                                 far_from_rows((size_t)rowlen * sizeof(A), (int)nh));          \
                 if (nh == 0)                                                                   \
                     for (int64_t i = 0; i < len; i++)                                          \
                         tmp[i] = vh;                                                           \
@@ -759,8 +759,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
      * streamed) */
     const int64_t ybytes = ny * (int64_t)drs_dtype_size(p->dtype);
     const int stream = drs__stream_output(ybytes, 1),
-              stream_rows = drs__stream_mode() == 1 ||
-                            (nthr > 1 && drs__stream_output(ybytes, nthr));
+              stream_rows = nthr > 1 ? drs__stream_output(ybytes, nthr) : drs__stream_mode() == 1;
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
@@ -817,6 +816,12 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
     const int nmid = is_int ? nact : nact - 1 - fuse; /* passes that write a scratch buffer */
     size_t tslot = 0, oslot = 0;
+    /* the extent after the fused passes' last axis (the axes after it are
+     * not resized): a product, not a quotient, so no division by an extent */
+    int64_t innerw = 1;
+    if (fuse)
+        for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
+            innerw *= p->out_shape[i];
     if (fuse) {
         /* per thread: a row (and an output row) with 4 KiB to spare, so that
          * each row can sit at the page offset drs__place() picks; 64 more bytes
@@ -830,9 +835,6 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         /* output rows to stream out, one per thread on its own cache lines
          * (optional: without the memory the rows are written directly), for
          * rows streamed as a whole or long rows split in chunks (inner > 1) */
-        int64_t innerw = 1;
-        for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
-            innerw *= p->out_shape[i];
         if (stream && (stream_rows || innerw > 1) && orowlen <= ((int64_t)1 << 18)) {
             oslot = line_round((size_t)orowlen * esz) + 4096;
             obufs = drs__malloc((size_t)nthr * oslot + 64);
@@ -866,9 +868,6 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
             if (fuse && a == nact - 2) { /* the last two passes, tiled */
                 const drs_axis_plan *aw = &p->pass[active[a + 1]];
                 const drs_table *tw = &T.tab[active[a + 1]];
-                int64_t innerw = 1; /* a product, not inner / shape[axis]: no division by an extent */
-                for (int i = aw->axis + 1; i < p->rank; i++)
-                    innerw *= shape[i];
                 if (is_f32)
                     fused2_f32((const float *)cur, (float *)y->data, outer, shape[ap->axis], t,
                                t->wf, shape[aw->axis], innerw, tw, tw->wf,

@@ -687,8 +687,8 @@ if _HAS_LIBRARY:
         ac, rc = _tri(align_corners), _tri(recompute)
         dx = _torch_interp_bwd_input(dy.contiguous(), x, size, scales, mode, ac, rc, antialias)
         g = (_torch_interp_bwd_scale(dy.contiguous(), x, scales, mode, ac, rc, antialias)
-             if want_scale else [0.0] * (x.dim() - 2))
-        return dx, torch.tensor(g, dtype=torch.float64, device="cpu")
+             if want_scale else None)
+        return dx, _grad_tensor(g, (x.dim() - 2,))
 
     @_op_ti_bwd.register_fake
     def _(dy, x, want_scale, size, scales, mode, align_corners, recompute, antialias):
