@@ -557,6 +557,68 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
 DEFINE_VROW_PER2(vrow_per2_f32, float)
 DEFINE_VROW_PER2(vrow_per2_f64, double)
 
+/* T = P_w^T g and V = E^T (cd ⊙ g) of one row (inner == 1) in one sweep over
+ * g, when both transposed tables are periodic with period two over the same
+ * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
+ * and each V[j] vrow_per2's (cd[o] * g[o] formed in the same way, the terms
+ * in the same order), so both have the bits of the two separate calls. */
+#define TVROW_PER2_LOOP(A, NT)                                                                 \
+    for (int64_t t = 0; t < nin; t++) {                                                        \
+        const A *s = s0 + 2 * t, *cs = c0 + 2 * t;                                             \
+        A at = 0, av = 0;                                                                      \
+        for (int k = 0; k < (NT); k++) {                                                       \
+            at += ct[k] * s[k];                                                                \
+            av += cv[k] * (cs[k] * s[k]);                                                                                      \
+        }                                                                                      \
+        T[tt->j0 + t] = at;                                                                    \
+        V[tt->j0 + t] = av;                                                                    \
+    }
+#define DEFINE_TVROW_PER2(NAME, A)                                                             \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
+                 const A *cd, const A *g, A *T, A *V),                                         \
+                (tt, Wt, tv, Wv, cd, g, T, V), {                                               \
+        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
+            if (j == tt->j0)                                                                   \
+                j = tt->j1;                                                                    \
+            if (j >= tt->Lin)                                                                  \
+                break;                                                                         \
+            A at = 0, av = 0;                                                                  \
+            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)                              \
+                at += Wt[e] * g[tt->o[e]];                                                     \
+            for (int64_t e = tv->off[j]; e < tv->off[j + 1]; e++) {                            \
+                const int64_t o = tv->o[e];                                                    \
+                av += Wv[e] * (cd[o] * g[o]);                                                  \
+            }                                                                                  \
+            T[j] = at;                                                                         \
+            V[j] = av;                                                                         \
+        }                                                                                      \
+        const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;            \
+        const int64_t ev0 = tv->off[tt->j0];                                                   \
+        const A *s0 = g + o0, *c0 = cd + o0;                                                   \
+        A ct[8], cv[8];                                                                        \
+        for (int k = 0; k < tt->un; k++) {                                                     \
+            ct[k] = Wt[e0 + k];                                                                \
+            cv[k] = Wv[ev0 + k];                                                               \
+        }                                                                                      \
+        if (tt->un == 2)                                                                       \
+            TVROW_PER2_LOOP(A, 2)                                                              \
+        else if (tt->un == 4)                                                                  \
+            TVROW_PER2_LOOP(A, 4)                                                              \
+        else                                                                                   \
+            TVROW_PER2_LOOP(A, 8)                                                              \
+    })
+DEFINE_TVROW_PER2(tvrow_per2_f32, float)
+DEFINE_TVROW_PER2(tvrow_per2_f64, double)
+
+/* 1 when tvrow_per2 can form T (table tt) and V (table tv, factored) of a row */
+static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
+{
+    return tt->per2 && tv->per2 && tt->un > 0 && tt->un == tv->un && tt->downk == 0 &&
+           tt->j0 == tv->j0 && tt->j1 == tv->j1 && tt->j1 > tt->j0 && tt->Lin == tv->Lin &&
+           tt->o[tt->off[tt->j0]] == tv->o[tv->off[tv->j0]];
+}
+
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
  * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
  * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd) */
@@ -575,8 +637,10 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         if (G->wantB) {                                                                        \
             const A *src = gr;                                                                 \
             const drs_ttable *tv = G->ttwd;                                                    \
-            if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&                      \
-                tv->j1 > tv->j0) {                                                             \
+            if (tvf) {                                                                         \
+                /* V formed with T by TVROW */                                                 \
+            } else if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&               \
+                       tv->j1 > tv->j0) {                                                      \
                 VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                              \
             } else if (G->factored) {                                                          \
                 if (c->inner == 1)                                                             \
@@ -601,7 +665,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             part[1] = DOT(V, Px, inner);                                                       \
         }                                                                                      \
     } while (0)
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW)                                 \
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW)                          \
     DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                 \
                 (c, task, buf, ws), {                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
@@ -618,11 +682,18 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
          * (within image b) is requested: without it this sequential read ran well below       \
          * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
         const int64_t glen = c->Ow * c->inner;                                                 \
+        /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
+        const int tvf = G && G->wantB && G->factored && c->inner == 1 &&                       \
+                        tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             if (c->pf)                                                                         \
                 drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));              \
-            TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner,        \
-                 c->inner, 0);                                                                 \
+            if (tvf && oh >= own0)                                                             \
+                TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,      \
+                      g + oh * glen, buf + (oh - r0) * inner, V);                              \
+            else                                                                               \
+                TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner,    \
+                     c->inner, 0);                                                             \
             if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
                 TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
         }                                                                                      \
@@ -643,8 +714,10 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             }                                                                                  \
         }                                                                                      \
     })
-DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32)
-DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vrow_per2_f64)
+DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32,
+                   tvrow_per2_f32)
+DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vrow_per2_f64,
+                   tvrow_per2_f64)
 
 /* 1 and dx formed when the plan's two active passes are over adjacent axes
  * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be
