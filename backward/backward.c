@@ -390,6 +390,7 @@ typedef struct tiled2_grad {
     const void *dwh;              /* thd's dw in the data's type */
     const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
+    const void *cdk;              /* E^T periodic: cd of the interior by tap (tvrow_per2) */
     const void *x;
     double *part;                 /* two per row of dy */
     double evh;
@@ -561,14 +562,16 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
  * g, when both transposed tables are periodic with period two over the same
  * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
  * and each V[j] vrow_per2's (cd[o] * g[o] formed in the same way, the terms
- * in the same order), so both have the bits of the two separate calls. */
+ * in the same order), so both have the bits of the two separate calls.  In
+ * the interior, tap k of input j0 + t reads cd[o0 + 2t + k] as cdk[k * nin + t]
+ * (tiled2_grad), a unit-stride load. */
 #define TVROW_PER2_LOOP(A, NT)                                                                 \
     for (int64_t t = 0; t < nin; t++) {                                                        \
-        const A *s = s0 + 2 * t, *cs = c0 + 2 * t;                                             \
+        const A *s = s0 + 2 * t;                                             \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += cv[k] * (cs[k] * s[k]);                                                                                      \
+            av += cv[k] * (cdk[k * nin + t] * s[k]);                                                                                      \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
@@ -576,8 +579,9 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *g, A *T, A *V),                                         \
-                (tt, Wt, tv, Wv, cd, g, T, V), {                                               \
+                 const A *cd, const A *cdk, const A *g, A *restrict T,                         \
+                 A *restrict V),                                                             \
+                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
@@ -595,7 +599,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         }                                                                                      \
         const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;            \
         const int64_t ev0 = tv->off[tt->j0];                                                   \
-        const A *s0 = g + o0, *c0 = cd + o0;                                                   \
+        const A *s0 = g + o0;                                                                  \
         A ct[8], cv[8];                                                                        \
         for (int k = 0; k < tt->un; k++) {                                                     \
             ct[k] = Wt[e0 + k];                                                                \
@@ -683,14 +687,14 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
          * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
         const int64_t glen = c->Ow * c->inner;                                                 \
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
-        const int tvf = G && G->wantB && G->factored && c->inner == 1 &&                       \
+        const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             if (c->pf)                                                                         \
                 drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));              \
             if (tvf && oh >= own0)                                                             \
                 TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,      \
-                      g + oh * glen, buf + (oh - r0) * inner, V);                              \
+                      (const A *)G->cdk, g + oh * glen, buf + (oh - r0) * inner, V);           \
             else                                                                               \
                 TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner,    \
                      c->inner, 0);                                                             \
@@ -1360,7 +1364,7 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
     memset(&twd, 0, sizeof twd);
     memset(&ttwd, 0, sizeof ttwd);
     double *part = NULL, *cd = NULL, *E = NULL;
-    void *dwh = NULL, *cdw = NULL;
+    void *dwh = NULL, *cdw = NULL, *cdk = NULL;
     if (T.nact != 2 || p->pass[T.active[1]].axis != p->pass[T.active[0]].axis + 1)
         goto out;
     const int kh = T.active[0], kw = T.active[1];
@@ -1431,6 +1435,21 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
         if ((st = ttable_build(&twd, G.factored ? E : twd.dw, Lw, f32, G.factored ? 1e-12 : 0.0,
                                &ttwd)))
             goto out;
+        if (G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0) {
+            /* cdk[k * nin + t] = cd[o0 + 2t + k]: tap k of interior input j0 + t */
+            const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
+            const size_t esz = f32 ? sizeof(float) : sizeof(double);
+            if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
+                goto nomem;
+            for (int k = 0; k < ttwd.un; k++)
+                for (int64_t t = 0; t < nin; t++) {
+                    if (f32)
+                        ((float *)cdk)[k * nin + t] = (float)cd[o0 + 2 * t + k];
+                    else
+                        ((double *)cdk)[k * nin + t] = cd[o0 + 2 * t + k];
+                }
+            G.cdk = cdk;
+        }
     }
     G.dwh = dwh;
     G.part = part;
@@ -1455,6 +1474,7 @@ out:
     free(cd);
     free(E);
     free(cdw);
+    free(cdk);
     if (f32)
         free(dwh);
     ttable_free(&ttwd);
