@@ -525,7 +525,17 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                     OUTPUT_ROWS(A, A, tmp, xr + c0 * inner, Wh + oh * th->stride, nh, len,     \
                                 rowlen);                                                       \
             }                                                                                  \
+            /* the next chunk's columns of the input rows, prefetched a slice per output       \
+             * (W9 forward at 2 threads 6.1-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */    \
+            const int64_t pf0 = c1 * inner, pfn = c1 < Lw ? (c1 - c0) * inner : 0;             \
+            const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
             for (int64_t o = o0; o < o1; o++) {                                                \
+                if (pfs > 0) {                                                                 \
+                    int64_t q0 = pf0 + (o - o0) * pfs, q1 = q0 + pfs;                          \
+                    q1 = q1 < rowlen ? q1 : rowlen;                                            \
+                    for (int64_t k = 0; k < nh && q1 > q0; k++)                                \
+                        drs__prefetch_span(xr + k * rowlen + q0, q1 - q0, sizeof(A));          \
+                }                                                                              \
                 const int32_t n = tw->ntap[o];                                                 \
                 A *yd = ob ? ob + (o - o0) * inner : yrow + o * inner; /* ob: streamed out */  \
                 if (n == 0) {                                                                  \
