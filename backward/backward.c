@@ -329,10 +329,6 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
             NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
                         inner, accumulate, dyn);                                               \
     }
-/* The input rows k in [k0, k1) of a transposed pass, k = b * Lin + j (inner > 1).
- * dyn > 0 (dy's element count): dy is read DRS_PF_BYTES ahead of the last row
- * an input row reads (the rows advance with k: the tables are monotone, and
- * where they are not a prefetch only misses). */
 /* A row read in ascending order, prefetched pfd elements ahead: elements up
  * to hi (clipped to end) are wanted; prefetch those of [hi - pfd, hi) not
  * requested yet (*pf_at: requested up to here) */
@@ -346,6 +342,10 @@ static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t
     *pf_at = hi > *pf_at ? hi : *pf_at;
 }
 
+/* The input rows k in [k0, k1) of a transposed pass, k = b * Lin + j (inner > 1).
+ * dyn > 0 (dy's element count): dy is read DRS_PF_BYTES ahead of the last row
+ * an input row reads (the rows advance with k: the tables are monotone, and
+ * where they are not a prefetch only misses). */
 #define DEFINE_TPASS_SPAN(NAME, A)                                                             \
     DRS_SIMD_FN(NAME##_span,                                                                   \
                 (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
@@ -382,7 +382,7 @@ static int64_t prod(const int64_t *s, int a, int b)
  * prefetched pfd elements ahead as it is reached (clipped to srcn, the
  * elements from src to the end of the image); one burst of prefetches per
  * row, as the short rows get, ran ahead of what the row's loads could use
- * (W9 channels-last backward 12.0 -> 9.5-9.9 ms at 1 thread) */
+ * (W9 channels-last backward 11.9 -> 10.0-10.3 ms at 1 thread) */
 #define DEFINE_TROW_PF(NAME, A)                                                                \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *W, const A *src, A *d, int64_t inner,          \
@@ -599,11 +599,11 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
  * (tiled2_grad), a unit-stride load. */
 #define TVROW_PER2_LOOP(A, NT)                                                                 \
     for (int64_t t = 0; t < nin; t++) {                                                        \
-        const A *s = s0 + 2 * t;                                             \
+        const A *s = s0 + 2 * t;                                                               \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += cv[k] * (cdk[k * nin + t] * s[k]);                                                                                      \
+            av += cv[k] * (cdk[k * nin + t] * s[k]);                                           \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
@@ -612,7 +612,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
                  const A *cd, const A *cdk, const A *g, A *restrict T,                         \
-                 A *restrict V),                                                             \
+                 A *restrict V),                                                               \
                 (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
@@ -629,7 +629,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             T[j] = at;                                                                         \
             V[j] = av;                                                                         \
         }                                                                                      \
-        const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;            \
+        const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
         const int64_t ev0 = tv->off[tt->j0];                                                   \
         const A *s0 = g + o0;                                                                  \
         A ct[8], cv[8];                                                                        \
@@ -701,7 +701,7 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
             part[1] = DOT(V, Px, inner);                                                       \
         }                                                                                      \
     } while (0)
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TROW_PF)                 \
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TROW_PF)                \
     DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                 \
                 (c, task, buf, ws), {                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
@@ -722,7 +722,7 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
         const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
-            if (c->pf && c->inner > 1) { /* long rows: prefetched as they are read */         \
+            if (c->pf && c->inner > 1) { /* long rows: prefetched as they are read */          \
                 TROW_PF(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner, \
                         c->inner, (c->Oh - oh) * glen, DRS_PF_BYTES / (int64_t)sizeof(A));     \
             } else {                                                                           \
@@ -1472,7 +1472,8 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
         if ((st = ttable_build(&twd, G.factored ? E : twd.dw, Lw, f32, G.factored ? 1e-12 : 0.0,
                                &ttwd)))
             goto out;
-        if (G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0) {
+        if (G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0 &&
+            prod(p->in_shape, aw->axis + 1, p->rank) == 1) { /* tvrow_per2's rows (inner 1) */
             /* cdk[k * nin + t] = cd[o0 + 2t + k]: tap k of interior input j0 + t */
             const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
             const size_t esz = f32 ? sizeof(float) : sizeof(double);

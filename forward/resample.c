@@ -474,7 +474,7 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         /* tmp, ob: this thread's slots; the rows go where drs__place() says (tmp: far     \
          * from every input row it is formed from) */                                          \
         tmp = drs__place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
-                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));              \
+                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));             \
         if (ob)                                                                                \
             ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
         /* pass h, one output row: a weighted sum of input rows */                             \
@@ -526,8 +526,8 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                                 rowlen);                                                       \
             }                                                                                  \
             /* the next chunk's columns of the input rows, prefetched a slice per output       \
-             * (W9 forward at 2 threads 6.1-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */    \
-            const int64_t pf0 = c1 * inner, pfn = c1 < Lw ? (c1 - c0) * inner : 0;             \
+             * (W9 forward at 2 threads 5.8-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */      \
+            const int64_t pf0 = c1 * inner, pfn = c0 < c1 && c1 < Lw ? (c1 - c0) * inner : 0;  \
             const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
             for (int64_t o = o0; o < o1; o++) {                                                \
                 if (pfs > 0) {                                                                 \

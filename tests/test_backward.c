@@ -616,10 +616,13 @@ static void fused_scales_fd(void)
             fd_check(&c, 0, 0);
         }
     /* exactly 2 (the benchmark's W12): the size changes below 2, so one-sided
-     * differences; linear's and cubic's transposed tables and their derivatives
-     * are then exactly periodic, and T and V are formed in one sweep of dy.
-     * Not linear with asymmetric: c = o/2 sits on integers, kinks whose rule
-     * (the forward's tap choice) kink_rule checks */
+     * differences.  With half_pixel and pytorch_half_pixel, linear's and
+     * cubic's transposed tables and their derivatives are then exactly
+     * periodic, and T and V are formed in one sweep of dy (linear on both
+     * shapes, cubic on the wider one, whose rows have a periodic interior);
+     * align_corners keeps the general path.  Not linear with asymmetric:
+     * c = o/2 sits on integers, kinks whose rule (the forward's tap choice)
+     * kink_rule checks */
     for (int mi = 0; mi < 3; mi++)
         for (int ci = 0; ci < 4; ci++)
             for (int wide = 0; wide < 2; wide++) {
