@@ -849,8 +849,13 @@ def main():
             print(f"{name:<3}{star} {cells[0]} | {cells[1]} | {pf:7.0f} {pb:7.0f} {bf:6.0f} {bb:6.0f}")
             if "bwd_scales" in r:
                 s = r["bwd_scales"]["dres"]
-                line = (f"     {name} with scales_delta: {s:.2f} ms, +"
-                        f"{100 * (s / r['bwd']['dres'] - 1):.0f}% over the data gradient")
+                line = (f"     {name} with scales_delta: {s:.2f} ms, "
+                        f"{100 * (s / r['bwd']['dres'] - 1):+.0f}% over the data gradient")
+                if c.get("bwd_scales_ms") and c.get("bwd_ms"):
+                    # the C bench times both calls in one process, one block after the
+                    # other: the package's two medians come from separate phases here
+                    line += (f" (C bench: {c['bwd_scales_ms']:.2f} ms, "
+                             f"{100 * (c['bwd_scales_ms'] / c['bwd_ms'] - 1):+.0f}%)")
                 jr = (jres or {}).get(T, {}).get(name, {})
                 if JAX_SCALES_KEY in jr:
                     q = jr[JAX_SCALES_KEY]
