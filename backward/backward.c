@@ -327,7 +327,7 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         _Pragma("omp parallel for schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t s = 0; s < ns; s++)                                                       \
             NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
-                        inner, accumulate, dyn);                                               \
+                        inner, accumulate, dyn, 0);                                            \
     }
 /* A row read in ascending order, prefetched pfd elements ahead: elements up
  * to hi (clipped to end) are wanted; prefetch those of [hi - pfd, hi) not
@@ -345,15 +345,16 @@ static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t
 /* The input rows k in [k0, k1) of a transposed pass, k = b * Lin + j (inner > 1).
  * dyn > 0 (dy's element count): dy is read DRS_PF_BYTES ahead of the last row
  * an input row reads (the rows advance with k: the tables are monotone, and
- * where they are not a prefetch only misses). */
+ * where they are not a prefetch only misses); its first pf_from elements are
+ * already requested (by the caller's previous call on the rows before). */
 #define DEFINE_TPASS_SPAN(NAME, A)                                                             \
     DRS_SIMD_FN(NAME##_span,                                                                   \
                 (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
-                 int64_t O, int64_t inner, int accumulate, int64_t dyn),                       \
-                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn),                            \
+                 int64_t O, int64_t inner, int accumulate, int64_t dyn, int64_t pf_from),      \
+                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn, pf_from),                   \
     {                                                                                          \
         const int64_t Lin = tt->Lin, pfd = DRS_PF_BYTES / (int64_t)sizeof(A);                  \
-        int64_t pf_at = 0; /* dy is prefetched up to here */                                   \
+        int64_t pf_at = pf_from; /* dy is prefetched up to here */                             \
         for (int64_t k = k0; k < k1; k++) {                                                    \
             const int64_t j = k % Lin, e1 = tt->off[j + 1];                                    \
             if (dyn && e1 > tt->off[j])                                                        \
@@ -376,30 +377,6 @@ static int64_t prod(const int64_t *s, int a, int b)
         n *= s[i];
     return n;
 }
-
-/* trow for a long row (inner > 1) of a large dy: d[j] = sum_e W[e] src[o_e]
- * row by row (TENTRY_INNER, the same bits), each input's source rows
- * prefetched pfd elements ahead as it is reached (clipped to srcn, the
- * elements from src to the end of the image); one burst of prefetches per
- * row, as the short rows get, ran ahead of what the row's loads could use
- * (W9 channels-last backward 11.9 -> 10.0-10.3 ms at 1 thread) */
-#define DEFINE_TROW_PF(NAME, A)                                                                \
-    DRS_SIMD_FN(NAME,                                                                          \
-                (const drs_ttable *tt, const A *W, const A *src, A *d, int64_t inner,          \
-                 int64_t srcn, int64_t pfd),                                                   \
-                (tt, W, src, d, inner, srcn, pfd), {                                           \
-        const int accumulate = 0;                                                              \
-        /* src is prefetched up to here (its first pfd elements by the row before) */          \
-        int64_t pf_at = pfd;                                                                   \
-        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
-            const int64_t e1 = tt->off[j + 1];                                                 \
-            if (e1 > tt->off[j])                                                               \
-                pf_step(src, &pf_at, (tt->o[e1 - 1] + 1) * inner + pfd, srcn, pfd, sizeof(A)); \
-            TENTRY_INNER(A, A, j, d + j * inner, src, 0);                                      \
-        }                                                                                      \
-    })
-DEFINE_TROW_PF(trow_pf_f32, float)
-DEFINE_TROW_PF(trow_pf_f64, double)
 
 /* ------------------------- the 2-D data gradient, tiled by input rows
  * Two passes over adjacent axes h, w: dx_b = P_h^T (P_w^T dy_b).  For a block
@@ -701,7 +678,7 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
             part[1] = DOT(V, Px, inner);                                                       \
         }                                                                                      \
     } while (0)
-#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TROW_PF)                \
+#define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TPASS_SPAN)             \
     DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                 \
                 (c, task, buf, ws), {                                                          \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
@@ -722,9 +699,14 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
         const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
-            if (c->pf && c->inner > 1) { /* long rows: prefetched as they are read */          \
-                TROW_PF(c->ttw, (const A *)c->ttw->WF, g + oh * glen, buf + (oh - r0) * inner, \
-                        c->inner, (c->Oh - oh) * glen, DRS_PF_BYTES / (int64_t)sizeof(A));     \
+            if (c->pf && c->inner > 1) {                                                       \
+                /* a long row (channels-last: 64 KiB in W9) as the transposed pass reads       \
+                 * its rows, each input's outputs prefetched as it is reached; one burst per   \
+                 * row ran ahead of what the row's loads could use (W9 backward 11.9 ->        \
+                 * 10.0-10.3 ms at 1 thread) */                                                \
+                TPASS_SPAN(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                       \
+                           buf + (oh - r0) * inner, 0, c->ttw->Lin, c->Ow, c->inner, 0,        \
+                           (c->Oh - oh) * glen, DRS_PF_BYTES / (int64_t)sizeof(A));            \
             } else {                                                                           \
                 if (c->pf)                                                                     \
                     drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));          \
@@ -756,9 +738,9 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
         }                                                                                      \
     })
 DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32,
-                   tvrow_per2_f32, trow_pf_f32)
+                   tvrow_per2_f32, tpass_f32_span)
 DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vrow_per2_f64,
-                   tvrow_per2_f64, trow_pf_f64)
+                   tvrow_per2_f64, tpass_f64_span)
 
 /* 1 and dx formed when the plan's two active passes are over adjacent axes
  * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be

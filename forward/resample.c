@@ -829,10 +829,9 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     /* the extent after the fused passes' last axis (the axes after it are
      * not resized): a product, not a quotient, so no division by an extent */
     int64_t innerw = 1;
-    if (fuse)
+    if (fuse) {
         for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
             innerw *= p->out_shape[i];
-    if (fuse) {
         /* per thread: a row (and an output row) with 4 KiB to spare, so that
          * each row can sit at the page offset drs__place() picks; 64 more bytes
          * align the first */
