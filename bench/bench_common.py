@@ -18,6 +18,9 @@ MALLOC_ENV = {
     "MALLOC_MMAP_MAX_": "0",
     "MALLOC_MMAP_THRESHOLD_": "4294967296",
     "MALLOC_TRIM_THRESHOLD_": "68719476736",
+    # PyTorch >= 2.2: tensors of 2 MiB or more 2 MiB-aligned and advised as huge
+    # pages, as bench.c's and the scripts' NumPy buffers are (1.13 ignores it)
+    "THP_MEM_ALLOC_ENABLE": "1",
 }
 
 

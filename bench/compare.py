@@ -718,7 +718,7 @@ def main():
           + (", ".join(f"{a} {versions[a]}" for a in active) or "no anchor")
           + f"; {os.cpu_count()} CPUs, f32, median of {args.runs} interleaved calls after "
           f"{args.warmup} warm-up" + ("" if args.no_malloc_env else
-                                      "; glibc " + " ".join(f"{k}={v}" for k, v in
+                                      "; env " + " ".join(f"{k}={v}" for k, v in
                                                             MALLOC_ENV.items())), flush=True)
     for a, why in missing.items():
         print(f"anchor {a} skipped: {why}", flush=True)

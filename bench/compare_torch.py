@@ -248,7 +248,7 @@ def main():
 
     print(f"dresample bench vs PyTorch {torch.__version__} (CPU, f32), {os.cpu_count()} CPUs, "
           f"runs {runs} (median), warm-up {warmup}"
-          + ("" if args.no_malloc_env else ", glibc " + " ".join(f"{k}={v}" for k, v in MALLOC_ENV.items())), flush=True)
+          + ("" if args.no_malloc_env else ", env " + " ".join(f"{k}={v}" for k, v in MALLOC_ENV.items())), flush=True)
     t_start = time.time()
     load0 = os.getloadavg()
     copy = {}
