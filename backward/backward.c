@@ -904,7 +904,7 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
             goto out;
     }
     for (int i = 0; i < 2 && i < T.nact - 1 && maxmid > 0; i++) {
-        buf[i] = drs__malloc((size_t)maxmid * esz);
+        buf[i] = drs__scratch_get((size_t)maxmid * esz);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
             goto out;
@@ -942,8 +942,8 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
 out:
     for (int a = 0; a < T.nact; a++)
         ttable_free(&tt[a]);
-    free(buf[0]);
-    free(buf[1]);
+    drs__scratch_put(buf[0]);
+    drs__scratch_put(buf[1]);
     drs_tables_free(p, &T);
     return st;
 }
@@ -1162,8 +1162,8 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
         maxn = n > maxn ? n : maxn;
     }
     if (T.nact > 1) {
-        cur = drs__malloc((size_t)maxn * sizeof *cur);
-        nxt = drs__malloc((size_t)maxn * sizeof *nxt);
+        cur = drs__scratch_get((size_t)maxn * sizeof *cur);
+        nxt = drs__scratch_get((size_t)maxn * sizeof *nxt);
         if (!cur || !nxt) {
             st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (parameter gradient)",
                            p->op);
@@ -1206,8 +1206,8 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
         src = cur;
     }
 out:
-    free(cur);
-    free(nxt);
+    drs__scratch_put(cur);
+    drs__scratch_put(nxt);
     drs_tables_free(p, &T);
     return st;
 }

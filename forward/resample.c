@@ -850,7 +850,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
-        buf[i] = drs__malloc((size_t)maxmid * esz);
+        buf[i] = drs__scratch_get((size_t)maxmid * esz);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (%lld-element scratch)", p->op,
                            (long long)maxmid);
@@ -916,8 +916,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
 done_free:
     free(obufs);
     free(rowbufs);
-    free(buf[0]);
-    free(buf[1]);
+    drs__scratch_put(buf[0]);
+    drs__scratch_put(buf[1]);
 done:
     drs_tables_free(p, &T);
     return st;

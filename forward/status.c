@@ -169,6 +169,135 @@ void *drs__calloc(size_t n, size_t size)
     return size && n <= SIZE_MAX / size ? drs__advise_large(p, n * size) : p;
 }
 
+/* ---- the scratch cache: the passes' large intermediates kept between calls ----
+ * A multi-pass resample (3-D, or axes that are not adjacent) writes its
+ * intermediates to one or two blocks of the largest intermediate's size.
+ * Above glibc's mmap threshold (at most 32 MiB) malloc maps such a block
+ * fresh on every call and the first writes fault it in: with glibc's default
+ * settings a trilinear 2x backward of 32 MiB intermediates spent about 40 %
+ * of its time there.  drs__scratch_put keeps up to DRS_SCRATCH_SLOTS such
+ * blocks (4 MiB or more, together at most DRS_SCRATCH_CACHE_MB, default 256
+ * MiB; 0 turns the cache off) for the next call's drs__scratch_get, which
+ * takes the smallest kept block that is large enough.  Each slot is one
+ * atomic pointer (no lock: safe across threads and fork); a block's capacity
+ * sits in the 64 bytes before it.  The contents of a reused block are
+ * whatever the last call left (every user writes before it reads, as with
+ * malloc).  drs_scratch_release() frees the kept blocks, as does unloading
+ * the library.  While the allocation-failure hook is armed the cache is
+ * bypassed, so that every allocation of a call can still be made to fail. */
+#define DRS_SCRATCH_SLOTS 4
+#define DRS_SCRATCH_MIN ((size_t)4 << 20)
+#define DRS_SCRATCH_HDR ((size_t)64)
+static _Atomic(void *) drs_scratch_slot[DRS_SCRATCH_SLOTS];
+static _Atomic size_t drs_scratch_bytes = 0; /* bytes kept in the slots */
+
+static size_t drs__scratch_cap(const void *p)
+{
+    size_t c;
+    memcpy(&c, (const char *)p - DRS_SCRATCH_HDR, sizeof c);
+    return c;
+}
+
+/* the cache's byte limit: DRS_SCRATCH_CACHE_MB (read once), default 256 MiB */
+static size_t drs__scratch_limit(void)
+{
+    static _Atomic long long lim = -1;
+    long long l = atomic_load_explicit(&lim, memory_order_relaxed);
+    if (l < 0) {
+        const char *e = getenv("DRS_SCRATCH_CACHE_MB");
+        char *end = NULL;
+        long long mb = e && *e ? strtoll(e, &end, 10) : 256;
+        if (e && *e && (*end != '\0' || mb < 0))
+            mb = 256; /* not a count of MiB: the default */
+        if (mb > ((long long)1 << 40))
+            mb = (long long)1 << 40;
+        l = mb << 20;
+        atomic_store_explicit(&lim, l, memory_order_relaxed);
+    }
+    return (size_t)l;
+}
+
+void *drs__scratch_get(size_t n)
+{
+    if (n > drs_alloc_max)
+        drs_alloc_max = n;
+    const int cache = n >= DRS_SCRATCH_MIN && drs_alloc_countdown < 0 && drs__scratch_limit() > 0;
+    if (cache) {
+        /* the smallest kept block of at least n bytes */
+        int best = -1;
+        size_t bcap = SIZE_MAX;
+        for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
+            void *q = atomic_load_explicit(&drs_scratch_slot[k], memory_order_acquire);
+            if (q) {
+                const size_t c = drs__scratch_cap(q);
+                if (c >= n && c < bcap) {
+                    best = k;
+                    bcap = c;
+                }
+            }
+        }
+        if (best >= 0) {
+            void *q = atomic_exchange_explicit(&drs_scratch_slot[best], NULL, memory_order_acq_rel);
+            if (q && drs__scratch_cap(q) >= n) {
+                atomic_fetch_sub_explicit(&drs_scratch_bytes, drs__scratch_cap(q),
+                                          memory_order_relaxed);
+                return q;
+            }
+            if (q) /* another thread swapped in a smaller block meanwhile: keep it */
+                drs__scratch_put(q);
+        }
+    }
+    if (drs__alloc_should_fail() || n > SIZE_MAX - DRS_SCRATCH_HDR)
+        return NULL;
+    char *b = malloc(n + DRS_SCRATCH_HDR);
+    if (!b)
+        return NULL;
+    memcpy(b, &n, sizeof n);
+    return drs__advise_large(b + DRS_SCRATCH_HDR, n);
+}
+
+void drs__scratch_put(void *p)
+{
+    if (!p)
+        return;
+    const size_t c = drs__scratch_cap(p), lim = drs__scratch_limit();
+    if (c >= DRS_SCRATCH_MIN && c <= lim) {
+        const size_t held = atomic_fetch_add_explicit(&drs_scratch_bytes, c, memory_order_relaxed);
+        if (held + c <= lim)
+            for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
+                void *expect = NULL;
+                if (atomic_compare_exchange_strong_explicit(&drs_scratch_slot[k], &expect, p,
+                                                            memory_order_acq_rel,
+                                                            memory_order_relaxed))
+                    return;
+            }
+        atomic_fetch_sub_explicit(&drs_scratch_bytes, c, memory_order_relaxed);
+    }
+    free((char *)p - DRS_SCRATCH_HDR);
+}
+
+void drs_scratch_release(void)
+{
+    for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
+        void *q = atomic_exchange_explicit(&drs_scratch_slot[k], NULL, memory_order_acq_rel);
+        if (q) {
+            atomic_fetch_sub_explicit(&drs_scratch_bytes, drs__scratch_cap(q),
+                                      memory_order_relaxed);
+            free((char *)q - DRS_SCRATCH_HDR);
+        }
+    }
+}
+
+size_t drs_scratch_held(void)
+{
+    return atomic_load_explicit(&drs_scratch_bytes, memory_order_relaxed);
+}
+
+#if defined(__GNUC__)
+/* the kept blocks go with the library (dlclose, process exit) */
+__attribute__((destructor)) static void drs__scratch_fini(void) { drs_scratch_release(); }
+#endif
+
 int drs__mul_overflow(int64_t a, int64_t b, int64_t *r)
 {
     return __builtin_mul_overflow(a, b, r);

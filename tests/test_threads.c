@@ -3,7 +3,9 @@
  * the counts given as arguments), for
  * every op family and mode, on shapes large enough to take the parallel path;
  * and NCHW vs NHWC (axes {1,2}) give the same bits as a transposed copy; and
- * the library's thread setting never changes the host's OpenMP state. */
+ * the library's thread setting never changes the host's OpenMP state; and the
+ * scratch cache gives the same bits cold, warm, reused, released and from
+ * several threads at once. */
 #include <dresample.h>
 
 #include <omp.h>
@@ -355,6 +357,187 @@ static void check_setting_changes_midcall(void)
     free(gx); free(gg); free(gy); free(gdx0); free(gdx1);
 }
 
+
+/* ---- the scratch cache: a 3-D resize's intermediates (8 and 16 MiB) are kept
+ * between calls; results are the same bits with the cache cold, warm, after
+ * a larger call left other data in the kept blocks, after a release, and from
+ * four POSIX threads calling at once. ---- */
+#define SC_N 8
+#define SC_D 32
+#define SC_H 64
+#define SC_W 64
+static const double g_sc_scales[5] = {1.0, 1.0, 2.0, 2.0, 2.0};
+static const int64_t g_sc_out = (int64_t)SC_N * (2 * SC_D) * (2 * SC_H) * (2 * SC_W);
+static const int64_t g_sc_in = (int64_t)SC_N * SC_D * SC_H * SC_W;
+
+/* forward, data gradient and scales gradient of Resize-19 linear 2x on the
+ * three spatial axes of x (f32, [N, 1, D, H, W]) */
+static int sc_run(const float *x, const float *dy, float *y, float *dx, double *ds)
+{
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_LINEAR;
+    drs_resize_inputs in = {NULL, 0, g_sc_scales, 5, NULL, 0};
+    drs_tensor X = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, (void *)x};
+    drs_tensor Y = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, y};
+    drs_tensor DY = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, (void *)dy};
+    drs_tensor DX = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, dx};
+    if (drs_resize_forward(&Y, &X, &in, &a) != DRS_OK)
+        return 1;
+    return drs_resize_backward(&DX, ds, NULL, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE) != DRS_OK;
+}
+
+typedef struct sc_job {
+    const float *x, *dy, *y0, *dx0;
+    const double *ds0;
+    int bad;
+} sc_job;
+
+static int sc_same(const float *x, const float *dy, const float *y0, const float *dx0,
+                   const double *ds0)
+{
+    float *y = malloc((size_t)g_sc_out * sizeof *y), *dx = malloc((size_t)g_sc_in * sizeof *dx);
+    double ds[5] = {0};
+    int bad = !y || !dx || sc_run(x, dy, y, dx, ds) ||
+              memcmp(y, y0, (size_t)g_sc_out * sizeof *y) != 0 ||
+              memcmp(dx, dx0, (size_t)g_sc_in * sizeof *dx) != 0 || memcmp(ds, ds0, sizeof ds) != 0;
+    free(y);
+    free(dx);
+    return bad;
+}
+
+static void *sc_worker(void *arg)
+{
+    sc_job *j = arg;
+    for (int it = 0; it < 3; it++)
+        j->bad |= sc_same(j->x, j->dy, j->y0, j->dx0, j->ds0);
+    return NULL;
+}
+
+
+/* Makes allocation k = 0, 1, ... of a 3-D resize fail until the call succeeds
+ * (its result then y0): the number of allocations that could be made to fail,
+ * or -1 on a wrong status, a written output or a wrong result.  warm: blocks
+ * are kept in the cache before each try. */
+static int sc_fail_sweep(const float *x, const float *dy, const float *y0, int warm)
+{
+    float *y = malloc((size_t)g_sc_out * sizeof *y), *dx = malloc((size_t)g_sc_in * sizeof *dx);
+    double ds[5];
+    int k = 0, res = -1;
+    for (; k < 200 && y && dx; k++) {
+        if (warm && drs_scratch_held() == 0)
+            sc_run(x, dy, y, dx, ds);
+        if (!warm)
+            drs_scratch_release();
+        memset(y, 0x7f, (size_t)g_sc_out * sizeof *y);
+        drs_resize_attrs a = drs_resize_attrs_default(19);
+        a.mode = DRS_MODE_LINEAR;
+        drs_resize_inputs in = {NULL, 0, g_sc_scales, 5, NULL, 0};
+        drs_tensor X = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, (void *)x};
+        drs_tensor Y = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, y};
+        drs_debug_fail_allocation(k);
+        const drs_status st = drs_resize_forward(&Y, &X, &in, &a);
+        drs_debug_fail_allocation(-1);
+        if (st == DRS_OK) {
+            res = memcmp(y, y0, (size_t)g_sc_out * sizeof *y) == 0 ? k : -1;
+            break;
+        }
+        int untouched = 1;
+        for (int64_t i = 0; i < g_sc_out && untouched; i += 4099)
+            untouched = ((const unsigned char *)y)[i * 4] == 0x7f;
+        if (st != DRS_ERR_NOMEM || !untouched) {
+            printf("FAIL scratch cache: allocation %d failed with status %d, output %s\n", k,
+                   (int)st, untouched ? "untouched" : "written");
+            break;
+        }
+    }
+    free(y);
+    free(dx);
+    return res;
+}
+
+static void check_scratch_cache(void)
+{
+    g_cases++;
+    float *x = malloc((size_t)g_sc_in * sizeof *x), *dy = malloc((size_t)g_sc_out * sizeof *dy);
+    float *y0 = malloc((size_t)g_sc_out * sizeof *y0), *dx0 = malloc((size_t)g_sc_in * sizeof *dx0);
+    if (!x || !dy || !y0 || !dx0) {
+        printf("FAIL scratch cache: out of memory\n");
+        g_fail++;
+        free(x); free(dy); free(y0); free(dx0);
+        return;
+    }
+    unsigned sd = 7;
+    for (int64_t i = 0; i < g_sc_in; i++)
+        x[i] = (float)(lcg(&sd) % 2001) / 1000.0f - 1.0f;
+    for (int64_t i = 0; i < g_sc_out; i++)
+        dy[i] = (float)(lcg(&sd) % 2001) / 1000.0f - 1.0f;
+    double ds0[5] = {0};
+    drs_set_num_threads(2);
+    drs_scratch_release();
+    int fail = drs_scratch_held() != 0; /* nothing kept after a release */
+    fail |= sc_run(x, dy, y0, dx0, ds0); /* cold: fresh blocks */
+    const size_t held = drs_scratch_held();
+    const char *e = getenv("DRS_SCRATCH_CACHE_MB");
+    const int on = !(e && !strcmp(e, "0"));
+    if (on && held < ((size_t)8 << 20)) {
+        printf("FAIL scratch cache: %zu bytes kept after a 3-D resize (want >= 8 MiB)\n", held);
+        fail = 1;
+    }
+    if (!on && held != 0) {
+        printf("FAIL scratch cache: DRS_SCRATCH_CACHE_MB=0 kept %zu bytes\n", held);
+        fail = 1;
+    }
+    fail |= sc_same(x, dy, y0, dx0, ds0); /* warm: the kept blocks */
+    {   /* a larger call (another shape) leaves its data in the kept blocks */
+        drs_resize_attrs a = drs_resize_attrs_default(19);
+        a.mode = DRS_MODE_CUBIC;
+        const double sc[5] = {1.0, 1.0, 2.0, 3.0, 2.0};
+        drs_resize_inputs in = {NULL, 0, sc, 5, NULL, 0};
+        drs_tensor X = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, x};
+        float *yb = malloc((size_t)g_sc_out * 3 / 2 * sizeof *yb);
+        drs_tensor Y = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 3 * SC_H, 2 * SC_W}, yb};
+        fail |= !yb || drs_resize_forward(&Y, &X, &in, &a) != DRS_OK;
+        free(yb);
+    }
+    fail |= sc_same(x, dy, y0, dx0, ds0); /* reused blocks with other data in them */
+    /* four threads at once: each call takes a kept block or a new one */
+    pthread_t th[4];
+    sc_job jobs[4];
+    int started = 0;
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (sc_job){x, dy, y0, dx0, ds0, 0};
+        if (pthread_create(&th[t], NULL, sc_worker, &jobs[t]) == 0)
+            started++;
+        else
+            break;
+    }
+    for (int t = 0; t < started; t++) {
+        pthread_join(th[t], NULL);
+        fail |= jobs[t].bad;
+    }
+    fail |= started != 4;
+    fail |= on && drs_scratch_held() > ((size_t)256 << 20); /* the default limit */
+    drs_scratch_release();
+    fail |= drs_scratch_held() != 0;
+    fail |= sc_same(x, dy, y0, dx0, ds0); /* cold again */
+    /* the allocation-failure hook bypasses the cache: with blocks kept, each
+     * allocation of the call can still be made to fail (as many as with none
+     * kept), every failure leaving y untouched */
+    const int kcold = sc_fail_sweep(x, dy, y0, 0), kwarm = sc_fail_sweep(x, dy, y0, on);
+    if (kcold < 2 || kwarm != kcold) {
+        printf("FAIL scratch cache: %d allocations can fail with no block kept, %d with blocks "
+               "kept\n", kcold, kwarm);
+        fail = 1;
+    }
+    drs_set_num_threads(0);
+    if (fail) {
+        printf("FAIL scratch cache: results differ between a cold, warm, reused, released or "
+               "concurrent cache\n");
+        g_fail++;
+    }
+    free(x); free(dy); free(y0); free(dx0);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc && i < 3; i++)
@@ -408,6 +591,7 @@ int main(int argc, char **argv)
         }
     check_nhwc(5);
     check_nhwc(200);
+    check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -28,7 +28,8 @@ __all__ = [
     "interpolate", "interpolate_backward", "interpolate_backprop",
     "grid_sample", "grid_sample_backward",
     "torch_interpolate", "torch_interpolate_backward",
-    "set_num_threads", "get_num_threads", "simd_variant", "__version__",
+    "set_num_threads", "get_num_threads", "simd_variant", "scratch_release", "scratch_held",
+    "__version__",
 ]
 
 _ALIGN_MIN = 1 << 16  # outputs of this many bytes or more start on a 64-byte boundary
@@ -313,6 +314,23 @@ def set_num_threads(n):
 def get_num_threads():
     """The value last given to :func:`set_num_threads` (0 if never set)."""
     return _core.get_num_threads()
+
+
+def scratch_release():
+    """Frees the scratch blocks the library keeps between calls.
+
+    Multi-pass resamples (3-D resizes and their gradients) keep their large
+    intermediates (4 MiB or more; at most 4 blocks and DRS_SCRATCH_CACHE_MB
+    MiB in all, default 256, read once from the environment; 0 keeps none) for
+    the next call, so that a training loop does not fault in fresh pages on
+    every call.  Thread-safe; later calls keep blocks again."""
+    _core.scratch_release()
+
+
+def scratch_held():
+    """The bytes of the scratch blocks the library keeps now (see
+    :func:`scratch_release`)."""
+    return _core.scratch_held()
 
 
 def simd_variant():

@@ -877,6 +877,21 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(drs_get_num_threads());
 }
 
+static PyObject *py_scratch_release(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    drs_scratch_release();
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_scratch_held(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromSize_t(drs_scratch_held());
+}
+
 static PyObject *py_simd_variant(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -914,6 +929,8 @@ static PyMethodDef core_methods[] = {
     {"set_num_threads", py_set_num_threads, METH_O, NULL},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, NULL},
     {"simd_variant", py_simd_variant, METH_NOARGS, NULL},
+    {"scratch_release", py_scratch_release, METH_NOARGS, NULL},
+    {"scratch_held", py_scratch_held, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {
