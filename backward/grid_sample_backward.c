@@ -558,7 +558,7 @@ static void scratch_free(gs_scratch *s)
     free(s->rowptr);
     free(s->pt);
     free(s->w);
-    free(s->plane);
+    drs__scratch_put(s->plane);
     free(s->hit);
 }
 
@@ -802,8 +802,12 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        s->plane = drs__calloc((size_t)threads * (size_t)GS_VS *
-                                 (size_t)p->Q, sizeof(double)); /* zero; each use leaves it zero */
+        /* zero; each use leaves it zero.  A kept block (drs__scratch_get) is
+         * cleared here all the same, so nothing rests on how the last call ended */
+        const size_t np = (size_t)threads * (size_t)GS_VS * (size_t)p->Q;
+        s->plane = np <= SIZE_MAX / sizeof(double) ? drs__scratch_get(np * sizeof(double)) : NULL;
+        if (s->plane)
+            memset(s->plane, 0, np * sizeof(double));
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);
