@@ -319,11 +319,12 @@ def get_num_threads():
 def scratch_release():
     """Frees the scratch blocks the library keeps between calls.
 
-    Multi-pass resamples (3-D resizes and their gradients) keep their large
-    intermediates (4 MiB or more; at most 4 blocks and DRS_SCRATCH_CACHE_MB
-    MiB in all, default 256, read once from the environment; 0 keeps none) for
-    the next call, so that a training loop does not fault in fresh pages on
-    every call.  Thread-safe; later calls keep blocks again."""
+    Multi-pass resamples (3-D resizes and their gradients) and GridSample's
+    backward keep their large scratch blocks (4 MiB or more; at most 4 blocks
+    and DRS_SCRATCH_CACHE_MB MiB in all, default 256, read once from the
+    environment; 0 keeps none) for the next call, so that a training loop does
+    not fault in fresh pages on every call.  Thread-safe; later calls keep
+    blocks again."""
     _core.scratch_release()
 
 
