@@ -904,7 +904,7 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
             goto out;
     }
     for (int i = 0; i < 2 && i < T.nact - 1 && maxmid > 0; i++) {
-        buf[i] = drs__scratch_get((size_t)maxmid * esz);
+        buf[i] = drs__scratch_get((size_t)maxmid * esz, 0);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
             goto out;
@@ -1162,8 +1162,8 @@ static drs_status param_grad(const drs_plan *p, const drs_tensor *x, const drs_t
         maxn = n > maxn ? n : maxn;
     }
     if (T.nact > 1) {
-        cur = drs__scratch_get((size_t)maxn * sizeof *cur);
-        nxt = drs__scratch_get((size_t)maxn * sizeof *nxt);
+        cur = drs__scratch_get((size_t)maxn * sizeof *cur, 0);
+        nxt = drs__scratch_get((size_t)maxn * sizeof *nxt, 0);
         if (!cur || !nxt) {
             st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (parameter gradient)",
                            p->op);

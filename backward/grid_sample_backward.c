@@ -802,12 +802,11 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        /* zero; each use leaves it zero.  A kept block (drs__scratch_get) is
-         * cleared here all the same, so nothing rests on how the last call ended */
+        /* zero (each use leaves it zero; a kept block is cleared all the same,
+         * so nothing rests on how the last call ended) */
         const size_t np = (size_t)threads * (size_t)GS_VS * (size_t)p->Q;
-        s->plane = np <= SIZE_MAX / sizeof(double) ? drs__scratch_get(np * sizeof(double)) : NULL;
-        if (s->plane)
-            memset(s->plane, 0, np * sizeof(double));
+        s->plane = np <= SIZE_MAX / sizeof(double) ? drs__scratch_get(np * sizeof(double), 1)
+                                                   : NULL;
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);

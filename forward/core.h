@@ -27,10 +27,10 @@ void drs__clear_error(void);
  * drs_debug_fail_allocation). */
 void *drs__malloc(size_t n);
 void *drs__calloc(size_t n, size_t size);
-/* The passes' large intermediates (status.c): a block of at least n bytes,
- * kept from an earlier call or new (NULL when out of memory); give it back
- * with drs__scratch_put (NULL allowed), never free(). */
-void *drs__scratch_get(size_t n);
+/* Large scratch blocks (status.c): a block of at least n bytes, kept from an
+ * earlier call or new (NULL when out of memory), cleared when zero is 1; give
+ * it back with drs__scratch_put (NULL allowed), never free(). */
+void *drs__scratch_get(size_t n, int zero);
 void drs__scratch_put(void *p);
 /* The team size for the library's parallel regions: drs_set_num_threads()'s
  * value, or omp_get_max_threads() when it is 0. */

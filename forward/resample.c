@@ -850,7 +850,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {
-        buf[i] = drs__scratch_get((size_t)maxmid * esz);
+        buf[i] = drs__scratch_get((size_t)maxmid * esz, 0);
         if (!buf[i]) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (%lld-element scratch)", p->op,
                            (long long)maxmid);

@@ -169,28 +169,37 @@ void *drs__calloc(size_t n, size_t size)
     return size && n <= SIZE_MAX / size ? drs__advise_large(p, n * size) : p;
 }
 
-/* ---- the scratch cache: the passes' large intermediates kept between calls ----
- * A multi-pass resample (3-D, or axes that are not adjacent) writes its
- * intermediates to one or two blocks of the largest intermediate's size.
- * Above glibc's mmap threshold (at most 32 MiB) malloc maps such a block
- * fresh on every call and the first writes fault it in: with glibc's default
- * settings a trilinear 2x backward of 32 MiB intermediates spent about 40 %
- * of its time there.  drs__scratch_put keeps up to DRS_SCRATCH_SLOTS such
- * blocks (4 MiB or more, together at most DRS_SCRATCH_CACHE_MB, default 256
- * MiB; 0 turns the cache off) for the next call's drs__scratch_get, which
- * takes the smallest kept block that is large enough.  Each slot is one
- * atomic pointer (no lock: safe across threads and fork); a block's capacity
- * sits in the 64 bytes before it.  The contents of a reused block are
- * whatever the last call left (every user writes before it reads, as with
- * malloc).  drs_scratch_release() frees the kept blocks, as does unloading
- * the library.  While the allocation-failure hook is armed the cache is
- * bypassed, so that every allocation of a call can still be made to fail. */
+/* ---- the scratch cache: large scratch blocks kept between calls ----
+ * A multi-pass resample (3-D, axes that are not adjacent, integer data, and
+ * their gradients) writes its intermediates to one or two blocks of the
+ * largest intermediate's size, and GridSample's backward scatters into
+ * per-thread planes.  Above glibc's mmap threshold (at most 32 MiB) malloc
+ * maps such a block fresh on every call and the first writes fault it in:
+ * with glibc's default settings a trilinear 2x backward of 32 MiB
+ * intermediates spent about 40 % of its time there.  drs__scratch_put keeps
+ * up to DRS_SCRATCH_SLOTS such blocks (4 MiB or more, together at most
+ * DRS_SCRATCH_CACHE_MB, default 256 MiB; 0 turns the cache off) for a later
+ * drs__scratch_get, which takes the smallest kept block that is large enough.
+ * No lock: each slot is an atomic pointer, taken with an exchange, and the
+ * atomic drs_scratch_size[] beside it says how large its block is, so that
+ * the search reads no block it does not own (a size read while another
+ * thread fills or empties the slot can be stale: the block's own size, in
+ * the 64 bytes before it, is checked once the block is taken, and a block
+ * that turns out too small goes back).  The contents of a reused block are
+ * whatever the last call left (zero = 1 clears it; a new block then comes
+ * from calloc, whose fresh pages are zero without being touched).
+ * drs_scratch_release() frees the kept blocks, as does unloading the
+ * library (GCC and Clang).  While the allocation-failure hook is armed the
+ * cache is bypassed, so that every allocation of a call can still be made to
+ * fail. */
 #define DRS_SCRATCH_SLOTS 4
 #define DRS_SCRATCH_MIN ((size_t)4 << 20)
 #define DRS_SCRATCH_HDR ((size_t)64)
 static _Atomic(void *) drs_scratch_slot[DRS_SCRATCH_SLOTS];
-static _Atomic size_t drs_scratch_bytes = 0; /* bytes kept in the slots */
+static _Atomic size_t drs_scratch_size[DRS_SCRATCH_SLOTS]; /* 0: the slot is empty */
+static _Atomic size_t drs_scratch_bytes = 0;               /* bytes kept in the slots */
 
+/* the size of a block this thread owns */
 static size_t drs__scratch_cap(const void *p)
 {
     size_t c;
@@ -198,58 +207,71 @@ static size_t drs__scratch_cap(const void *p)
     return c;
 }
 
-/* the cache's byte limit: DRS_SCRATCH_CACHE_MB (read once), default 256 MiB */
+/* the cache's byte limit: DRS_SCRATCH_CACHE_MB (read once; a value that is
+ * not a count of MiB gives the default, 256 MiB) */
 static size_t drs__scratch_limit(void)
 {
-    static _Atomic long long lim = -1;
-    long long l = atomic_load_explicit(&lim, memory_order_relaxed);
-    if (l < 0) {
+    static _Atomic size_t lim = SIZE_MAX; /* SIZE_MAX: not read yet */
+    size_t l = atomic_load_explicit(&lim, memory_order_relaxed);
+    if (l == SIZE_MAX) {
         const char *e = getenv("DRS_SCRATCH_CACHE_MB");
         char *end = NULL;
         long long mb = e && *e ? strtoll(e, &end, 10) : 256;
         if (e && *e && (*end != '\0' || mb < 0))
-            mb = 256; /* not a count of MiB: the default */
-        if (mb > ((long long)1 << 40))
-            mb = (long long)1 << 40;
-        l = mb << 20;
+            mb = 256;
+        const unsigned long long most = (SIZE_MAX - 1) >> 20;
+        l = (unsigned long long)mb > most ? SIZE_MAX - 1 : (size_t)mb << 20;
         atomic_store_explicit(&lim, l, memory_order_relaxed);
     }
-    return (size_t)l;
+    return l;
 }
 
-void *drs__scratch_get(size_t n)
+/* slot k's block, now this thread's (NULL when the slot is empty) */
+static void *drs__scratch_take(int k)
+{
+    void *q = atomic_exchange_explicit(&drs_scratch_slot[k], NULL, memory_order_acq_rel);
+    if (q) {
+        atomic_store_explicit(&drs_scratch_size[k], 0, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&drs_scratch_bytes, drs__scratch_cap(q), memory_order_relaxed);
+    }
+    return q;
+}
+
+void *drs__scratch_get(size_t n, int zero)
 {
     if (n > drs_alloc_max)
         drs_alloc_max = n;
     const int cache = n >= DRS_SCRATCH_MIN && drs_alloc_countdown < 0 && drs__scratch_limit() > 0;
-    if (cache) {
-        /* the smallest kept block of at least n bytes */
+    for (int tries = 0; cache && tries < DRS_SCRATCH_SLOTS; tries++) {
+        /* the smallest kept block of at least n bytes, by the slots' sizes */
         int best = -1;
         size_t bcap = SIZE_MAX;
         for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
-            void *q = atomic_load_explicit(&drs_scratch_slot[k], memory_order_acquire);
-            if (q) {
-                const size_t c = drs__scratch_cap(q);
-                if (c >= n && c < bcap) {
-                    best = k;
-                    bcap = c;
-                }
+            const size_t c = atomic_load_explicit(&drs_scratch_size[k], memory_order_relaxed);
+            if (c >= n && c < bcap) {
+                best = k;
+                bcap = c;
             }
         }
-        if (best >= 0) {
-            void *q = atomic_exchange_explicit(&drs_scratch_slot[best], NULL, memory_order_acq_rel);
-            if (q && drs__scratch_cap(q) >= n) {
-                atomic_fetch_sub_explicit(&drs_scratch_bytes, drs__scratch_cap(q),
-                                          memory_order_relaxed);
-                return q;
-            }
-            if (q) /* another thread swapped in a smaller block meanwhile: keep it */
-                drs__scratch_put(q);
+        if (best < 0)
+            break;
+        void *q = drs__scratch_take(best);
+        if (!q) { /* emptied meanwhile (its size not cleared yet): look again */
+            size_t c = bcap;
+            atomic_compare_exchange_strong_explicit(&drs_scratch_size[best], &c, 0,
+                                                    memory_order_relaxed, memory_order_relaxed);
+            continue;
         }
+        if (drs__scratch_cap(q) >= n) {
+            if (zero)
+                memset(q, 0, n);
+            return q;
+        }
+        drs__scratch_put(q); /* another thread's smaller block: back it goes */
     }
     if (drs__alloc_should_fail() || n > SIZE_MAX - DRS_SCRATCH_HDR)
         return NULL;
-    char *b = malloc(n + DRS_SCRATCH_HDR);
+    char *b = zero ? calloc(1, n + DRS_SCRATCH_HDR) : malloc(n + DRS_SCRATCH_HDR);
     if (!b)
         return NULL;
     memcpy(b, &n, sizeof n);
@@ -268,8 +290,10 @@ void drs__scratch_put(void *p)
                 void *expect = NULL;
                 if (atomic_compare_exchange_strong_explicit(&drs_scratch_slot[k], &expect, p,
                                                             memory_order_acq_rel,
-                                                            memory_order_relaxed))
+                                                            memory_order_relaxed)) {
+                    atomic_store_explicit(&drs_scratch_size[k], c, memory_order_relaxed);
                     return;
+                }
             }
         atomic_fetch_sub_explicit(&drs_scratch_bytes, c, memory_order_relaxed);
     }
@@ -279,12 +303,9 @@ void drs__scratch_put(void *p)
 void drs_scratch_release(void)
 {
     for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
-        void *q = atomic_exchange_explicit(&drs_scratch_slot[k], NULL, memory_order_acq_rel);
-        if (q) {
-            atomic_fetch_sub_explicit(&drs_scratch_bytes, drs__scratch_cap(q),
-                                      memory_order_relaxed);
+        void *q = drs__scratch_take(k);
+        if (q)
             free((char *)q - DRS_SCRATCH_HDR);
-        }
     }
 }
 

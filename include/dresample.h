@@ -78,13 +78,15 @@ DRS_API void drs_debug_fail_allocation(long n);
  * on the calling thread since the last reset (reset != 0 resets it). */
 DRS_API size_t drs_debug_max_allocation(int reset);
 
-/* The library keeps its large scratch blocks (the intermediates of a 3-D
- * resize or its gradient, GridSample's scatter planes; 4 MiB or more)
- * between calls, up to 4 blocks and DRS_SCRATCH_CACHE_MB MiB in all
- * (environment, read once; default 256, 0 keeps none), so that a training
- * loop does not map and fault in fresh pages on every call.  drs_scratch_release() frees the blocks kept
- * now (thread-safe; later calls keep blocks again); drs_scratch_held() is
- * their size in bytes. */
+/* The library keeps its large scratch blocks (4 MiB or more: the
+ * intermediates of a multi-pass resample, i.e. a 3-D one, one over axes that
+ * are not adjacent or on integer data, and its gradients; GridSample's
+ * scatter planes) between calls, up to 4 blocks and DRS_SCRATCH_CACHE_MB MiB
+ * in all (environment, read once; default 256, 0 keeps none), so that a
+ * training loop does not map and fault in fresh pages on every call.
+ * drs_scratch_release() frees the blocks kept now (thread-safe, also while
+ * other threads call the library; later calls keep blocks again);
+ * drs_scratch_held() is their size in bytes. */
 DRS_API void drs_scratch_release(void);
 DRS_API size_t drs_scratch_held(void);
 

@@ -405,6 +405,15 @@ static int sc_same(const float *x, const float *dy, const float *y0, const float
     return bad;
 }
 
+static _Atomic int g_sc_stop = 0;
+static void *sc_releaser(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_sc_stop))
+        drs_scratch_release();
+    return NULL;
+}
+
 static void *sc_worker(void *arg)
 {
     sc_job *j = arg;
@@ -500,10 +509,13 @@ static void check_scratch_cache(void)
         free(yb);
     }
     fail |= sc_same(x, dy, y0, dx0, ds0); /* reused blocks with other data in them */
-    /* four threads at once: each call takes a kept block or a new one */
-    pthread_t th[4];
+    /* four threads at once (each call takes a kept block or a new one), while a
+     * fifth keeps releasing the kept blocks */
+    pthread_t th[4], rel;
     sc_job jobs[4];
     int started = 0;
+    atomic_store(&g_sc_stop, 0);
+    const int rel_ok = pthread_create(&rel, NULL, sc_releaser, NULL) == 0;
     for (int t = 0; t < 4; t++) {
         jobs[t] = (sc_job){x, dy, y0, dx0, ds0, 0};
         if (pthread_create(&th[t], NULL, sc_worker, &jobs[t]) == 0)
@@ -515,7 +527,15 @@ static void check_scratch_cache(void)
         pthread_join(th[t], NULL);
         fail |= jobs[t].bad;
     }
-    fail |= started != 4;
+    atomic_store(&g_sc_stop, 1);
+    if (rel_ok)
+        pthread_join(rel, NULL);
+    fail |= started != 4 || !rel_ok;
+    /* the kept bytes are counted right: nothing once released */
+    drs_scratch_release();
+    fail |= drs_scratch_held() != 0;
+    fail |= sc_same(x, dy, y0, dx0, ds0);
+    fail |= sc_same(x, dy, y0, dx0, ds0); /* (warm again) */
     fail |= on && drs_scratch_held() > ((size_t)256 << 20); /* the default limit */
     drs_scratch_release();
     fail |= drs_scratch_held() != 0;
