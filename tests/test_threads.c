@@ -370,9 +370,10 @@ static const double g_sc_scales[5] = {1.0, 1.0, 2.0, 2.0, 2.0};
 static const int64_t g_sc_out = (int64_t)SC_N * (2 * SC_D) * (2 * SC_H) * (2 * SC_W);
 static const int64_t g_sc_in = (int64_t)SC_N * SC_D * SC_H * SC_W;
 
-/* forward, data gradient and scales gradient of Resize-19 linear 2x on the
- * three spatial axes of x (f32, [N, 1, D, H, W]) */
-static int sc_run(const float *x, const float *dy, float *y, float *dx, double *ds)
+/* Resize-19 linear 2x on the three spatial axes of x (f32, [N, 1, D, H, W]):
+ * the forward into y; with dy, also the data gradient into dx and the scales
+ * gradient into ds.  The status of the first call that fails, else DRS_OK. */
+static drs_status sc_call(const float *x, float *y, const float *dy, float *dx, double *ds)
 {
     drs_resize_attrs a = drs_resize_attrs_default(19);
     a.mode = DRS_MODE_LINEAR;
@@ -381,9 +382,16 @@ static int sc_run(const float *x, const float *dy, float *y, float *dx, double *
     drs_tensor Y = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, y};
     drs_tensor DY = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, (void *)dy};
     drs_tensor DX = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, dx};
-    if (drs_resize_forward(&Y, &X, &in, &a) != DRS_OK)
-        return 1;
-    return drs_resize_backward(&DX, ds, NULL, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE) != DRS_OK;
+    const drs_status st = drs_resize_forward(&Y, &X, &in, &a);
+    if (st != DRS_OK || !dy)
+        return st;
+    return drs_resize_backward(&DX, ds, NULL, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE);
+}
+
+/* the forward and both gradients: 0 when all succeed */
+static int sc_run(const float *x, const float *dy, float *y, float *dx, double *ds)
+{
+    return sc_call(x, y, dy, dx, ds) != DRS_OK;
 }
 
 typedef struct sc_job {
@@ -438,13 +446,8 @@ static int sc_fail_sweep(const float *x, const float *dy, const float *y0, int w
         if (!warm)
             drs_scratch_release();
         memset(y, 0x7f, (size_t)g_sc_out * sizeof *y);
-        drs_resize_attrs a = drs_resize_attrs_default(19);
-        a.mode = DRS_MODE_LINEAR;
-        drs_resize_inputs in = {NULL, 0, g_sc_scales, 5, NULL, 0};
-        drs_tensor X = {DRS_F32, 5, {SC_N, 1, SC_D, SC_H, SC_W}, (void *)x};
-        drs_tensor Y = {DRS_F32, 5, {SC_N, 1, 2 * SC_D, 2 * SC_H, 2 * SC_W}, y};
         drs_debug_fail_allocation(k);
-        const drs_status st = drs_resize_forward(&Y, &X, &in, &a);
+        const drs_status st = sc_call(x, y, NULL, NULL, NULL);
         drs_debug_fail_allocation(-1);
         if (st == DRS_OK) {
             res = memcmp(y, y0, (size_t)g_sc_out * sizeof *y) == 0 ? k : -1;
