@@ -546,6 +546,7 @@ typedef struct gs_scratch {
     int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
     double *w;         /* gather: [Pb * T] */
     double *plane;     /* scatter: [threads * Q * GS_VS], channel-interleaved */
+    size_t plane_bytes; /* the plane's size when this scratch owns it, else 0 */
     int threads;       /* the team size the scratch was sized for */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
@@ -558,7 +559,10 @@ static void scratch_free(gs_scratch *s)
     free(s->rowptr);
     free(s->pt);
     free(s->w);
-    drs__scratch_put(s->plane);
+    /* the scatter leaves its planes zero (as they came): the next call's
+     * clear is skipped */
+    if (s->plane_bytes)
+        drs__scratch_put_zero(s->plane, s->plane_bytes);
     free(s->hit);
 }
 
@@ -791,8 +795,11 @@ static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
            (p->N % threads == 0 || p->N >= 4 * (int64_t)threads);
 }
 
+/* shared_plane: image tasks, the thread's part of one block of planes for
+ * the whole team (owned by the caller); NULL: the scratch gets its own. */
 static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter,
-                                   int threads, int accumulate, gs_scratch *s)
+                                   int threads, int accumulate, double *shared_plane,
+                                   gs_scratch *s)
 {
     memset(s, 0, sizeof *s);
     s->threads = threads;
@@ -805,8 +812,12 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
         /* zero (each use leaves it zero; a kept block is cleared all the same,
          * so nothing rests on how the last call ended) */
         const size_t np = (size_t)threads * (size_t)GS_VS * (size_t)p->Q;
-        s->plane = np <= SIZE_MAX / sizeof(double) ? drs__scratch_get(np * sizeof(double), 1)
-                                                   : NULL;
+        if (shared_plane) {
+            s->plane = shared_plane;
+        } else if (np <= SIZE_MAX / sizeof(double)) {
+            s->plane = drs__scratch_get(np * sizeof(double), 1);
+            s->plane_bytes = s->plane ? np * sizeof(double) : 0;
+        }
         if (accumulate)
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);
@@ -866,6 +877,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
 
     /* everything that can fail is done before the first write */
     gs_scratch sc, *st = NULL; /* st: image tasks, one scratch per thread */
+    double *tplanes = NULL;    /* image tasks: the team's planes */
     memset(&sc, 0, sizeof sc);
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
@@ -889,17 +901,27 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             team = (int)(GS_VS_TEAM_DOUBLES / (GS_VS * p.Q));
         }
         if (tasks) {
+            /* one block of planes for the team (kept between calls when large) */
+            const size_t tp = (size_t)GS_VS * (size_t)p.Q; /* a thread's planes */
             st = drs__calloc((size_t)threads, sizeof *st);
-            if (!st)
+            tplanes = st && tp <= SIZE_MAX / sizeof(double) / (size_t)threads
+                          ? drs__scratch_get((size_t)threads * tp * sizeof(double), 1)
+                          : NULL;
+            if (!st || !tplanes) {
+                free(st);
+                drs__scratch_put_zero(tplanes, 0);
                 return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
+            }
             for (int t = 0; t < threads; t++)
-                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, &st[t])) != DRS_OK) {
+                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, tplanes + (size_t)t * tp,
+                                          &st[t])) != DRS_OK) {
                     for (int u = 0; u < t; u++)
                         scratch_free(&st[u]);
                     free(st);
+                    drs__scratch_put_zero(tplanes, (size_t)threads * tp * sizeof(double));
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, team, accumulate, &sc)) !=
+        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, team, accumulate, NULL, &sc)) !=
                    DRS_OK) {
             return s;
         }
@@ -941,6 +963,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
         for (int t = 0; t < threads; t++)
             scratch_free(&st[t]);
         free(st);
+        drs__scratch_put_zero(tplanes, (size_t)threads * GS_VS * (size_t)p.Q * sizeof(double));
     } else if (want_dx) {
         if (!accumulate && !scatter) /* the scatter stores every pixel */
             memset(data_delta->data, 0, (size_t)nx * drs_dtype_size(data->dtype));

@@ -32,6 +32,9 @@ void *drs__calloc(size_t n, size_t size);
  * it back with drs__scratch_put (NULL allowed), never free(). */
 void *drs__scratch_get(size_t n, int zero);
 void drs__scratch_put(void *p);
+/* drs__scratch_put of a block whose first nzero bytes the caller left zero:
+ * a later drs__scratch_get(n, 1) with n <= nzero clears nothing. */
+void drs__scratch_put_zero(void *p, size_t nzero);
 /* The team size for the library's parallel regions: drs_set_num_threads()'s
  * value, or omp_get_max_threads() when it is 0. */
 int drs__nthreads(void);

@@ -187,7 +187,12 @@ void *drs__calloc(size_t n, size_t size)
  * the 64 bytes before it, is checked once the block is taken, and a block
  * that turns out too small goes back).  The contents of a reused block are
  * whatever the last call left (zero = 1 clears it; a new block then comes
- * from calloc, whose fresh pages are zero without being touched).
+ * from calloc, whose fresh pages are zero without being touched).  A user
+ * that leaves its block all zero (GridSample's scatter planes) gives it back
+ * with drs__scratch_put_zero, which records in the header how many leading
+ * bytes are zero; a later drs__scratch_get(n, 1) then clears only what lies
+ * beyond them, so a steady run of such calls clears nothing.  A clear that
+ * is needed runs on the library's threads when it is large.
  * drs_scratch_release() frees the kept blocks, as does unloading the
  * library (GCC and Clang).  While the allocation-failure hook is armed the
  * cache is bypassed, so that every allocation of a call can still be made to
@@ -205,6 +210,40 @@ static size_t drs__scratch_cap(const void *p)
     size_t c;
     memcpy(&c, (const char *)p - DRS_SCRATCH_HDR, sizeof c);
     return c;
+}
+
+/* how many leading bytes of a block this thread owns are known to be zero
+ * (the header's second word) */
+static size_t drs__scratch_zlen(const void *p)
+{
+    size_t z;
+    memcpy(&z, (const char *)p - DRS_SCRATCH_HDR + sizeof(size_t), sizeof z);
+    return z;
+}
+
+static void drs__scratch_set_zlen(void *p, size_t z)
+{
+    memcpy((char *)p - DRS_SCRATCH_HDR + sizeof(size_t), &z, sizeof z);
+}
+
+/* memset(p, 0, n), split over the library's threads when n is large (and
+ * this is not already a thread of a parallel region) */
+static void drs__clear(void *p, size_t n)
+{
+    const size_t chunk = (size_t)1 << 20;
+    int t = drs__nthreads();
+    if (n < 8 * chunk || t < 2 || omp_in_parallel()) {
+        memset(p, 0, n);
+        return;
+    }
+    const int64_t nc = (int64_t)((n + chunk - 1) / chunk);
+    if (t > nc)
+        t = (int)nc;
+#pragma omp parallel for schedule(static) num_threads(t)
+    for (int64_t i = 0; i < nc; i++) {
+        const size_t a = (size_t)i * chunk, b = a + chunk < n ? a + chunk : n;
+        memset((char *)p + a, 0, b - a);
+    }
 }
 
 /* the cache's byte limit: DRS_SCRATCH_CACHE_MB (read once; a value that is
@@ -263,11 +302,13 @@ void *drs__scratch_get(size_t n, int zero)
             continue;
         }
         if (drs__scratch_cap(q) >= n) {
-            if (zero)
-                memset(q, 0, n);
+            const size_t z = drs__scratch_zlen(q);
+            if (zero && z < n)
+                drs__clear((char *)q + z, n - z);
+            drs__scratch_set_zlen(q, 0); /* the caller's now */
             return q;
         }
-        drs__scratch_put(q); /* another thread's smaller block: back it goes */
+        drs__scratch_put_zero(q, drs__scratch_zlen(q)); /* too small: back it goes, as it was */
     }
     if (drs__alloc_should_fail() || n > SIZE_MAX - DRS_SCRATCH_HDR)
         return NULL;
@@ -275,14 +316,18 @@ void *drs__scratch_get(size_t n, int zero)
     if (!b)
         return NULL;
     memcpy(b, &n, sizeof n);
+    drs__scratch_set_zlen(b + DRS_SCRATCH_HDR, 0);
     return drs__advise_large(b + DRS_SCRATCH_HDR, n);
 }
 
-void drs__scratch_put(void *p)
+void drs__scratch_put(void *p) { drs__scratch_put_zero(p, 0); }
+
+void drs__scratch_put_zero(void *p, size_t nzero)
 {
     if (!p)
         return;
     const size_t c = drs__scratch_cap(p), lim = drs__scratch_limit();
+    drs__scratch_set_zlen(p, nzero < c ? nzero : c);
     if (c >= DRS_SCRATCH_MIN && c <= lim) {
         const size_t held = atomic_fetch_add_explicit(&drs_scratch_bytes, c, memory_order_relaxed);
         if (held + c <= lim)

@@ -553,40 +553,52 @@ static void check_scratch_cache(void)
         fail = 1;
     }
     /* GridSample's scatter planes (threads x 8 x H x W doubles: 8 MiB at 2 threads
-     * here) are kept too: cold and warm gradients have the same bits */
-    {
-        const int64_t C = 16, H = 256, W = 256, P = H * W;
-        float *gx = malloc((size_t)(C * P) * sizeof *gx), *gg = malloc((size_t)(P * 2) * sizeof *gg);
-        float *gdy = malloc((size_t)(C * P) * sizeof *gdy);
-        float *d0 = malloc((size_t)(C * P) * sizeof *d0), *d1 = malloc((size_t)(C * P) * sizeof *d1);
-        float *q0 = malloc((size_t)(P * 2) * sizeof *q0), *q1 = malloc((size_t)(P * 2) * sizeof *q1);
-        int gfail = !gx || !gg || !gdy || !d0 || !d1 || !q0 || !q1;
+     * here) are kept too, and given back all zero, so that the next call need
+     * not clear them: cold, warm (kept clean) and dirty (a block the 3-D resize
+     * left its data in) gradients have the same bits.  N = 1: one team over the
+     * channel groups; N = 2: images as the threads' tasks, one block of planes. */
+    for (int64_t N = 1; N <= 2; N++) {
+        const int64_t C = 16, H = 256, W = 256, P = H * W, NX = N * C * P, NG = N * P * 2;
+        float *gx = malloc((size_t)NX * sizeof *gx), *gg = malloc((size_t)NG * sizeof *gg);
+        float *gdy = malloc((size_t)NX * sizeof *gdy);
+        float *d0 = malloc((size_t)NX * sizeof *d0), *d1 = malloc((size_t)NX * sizeof *d1);
+        float *q0 = malloc((size_t)NG * sizeof *q0), *q1 = malloc((size_t)NG * sizeof *q1);
+        float *ry = malloc((size_t)g_sc_out * sizeof *ry), *rdx = malloc((size_t)g_sc_in * sizeof *rdx);
+        double rds[5];
+        int gfail = !gx || !gg || !gdy || !d0 || !d1 || !q0 || !q1 || !ry || !rdx;
         if (!gfail) {
-            for (int64_t i = 0; i < C * P; i++) {
+            for (int64_t i = 0; i < NX; i++) {
                 gx[i] = (float)(lcg(&sd) % 2001) / 1000.0f - 1.0f;
                 gdy[i] = (float)(lcg(&sd) % 2001) / 1000.0f - 1.0f;
             }
-            for (int64_t i = 0; i < P * 2; i++)
+            for (int64_t i = 0; i < NG; i++)
                 gg[i] = (float)(lcg(&sd) % 2201) / 1000.0f - 1.1f;
             drs_grid_sample_attrs a = drs_grid_sample_attrs_default(16);
-            drs_tensor X = {DRS_F32, 4, {1, C, H, W}, gx}, G = {DRS_F32, 4, {1, H, W, 2}, gg};
-            drs_tensor DY = {DRS_F32, 4, {1, C, H, W}, gdy};
-            drs_tensor DX0 = {DRS_F32, 4, {1, C, H, W}, d0}, DG0 = {DRS_F32, 4, {1, H, W, 2}, q0};
-            drs_tensor DX1 = {DRS_F32, 4, {1, C, H, W}, d1}, DG1 = {DRS_F32, 4, {1, H, W, 2}, q1};
+            drs_tensor X = {DRS_F32, 4, {N, C, H, W}, gx}, G = {DRS_F32, 4, {N, H, W, 2}, gg};
+            drs_tensor DY = {DRS_F32, 4, {N, C, H, W}, gdy};
+            drs_tensor DX0 = {DRS_F32, 4, {N, C, H, W}, d0}, DG0 = {DRS_F32, 4, {N, H, W, 2}, q0};
+            drs_tensor DX1 = {DRS_F32, 4, {N, C, H, W}, d1}, DG1 = {DRS_F32, 4, {N, H, W, 2}, q1};
             drs_scratch_release();
             gfail |= drs_grid_sample_backward(&DX0, &DG0, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) != DRS_OK;
             gfail |= on && drs_scratch_held() == 0;
-            for (int it = 0; it < 2 && !gfail; it++) {
+            for (int it = 0; it < 3 && !gfail; it++) {
+                if (it == 2) { /* only the resize's blocks, with its data in them */
+                    drs_scratch_release();
+                    gfail |= sc_run(x, dy, ry, rdx, rds);
+                    gfail |= on && drs_scratch_held() < ((size_t)8 << 20);
+                }
+                memset(d1, 0x7f, (size_t)NX * sizeof *d1);
                 gfail |= drs_grid_sample_backward(&DX1, &DG1, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) != DRS_OK;
-                gfail |= memcmp(d0, d1, (size_t)(C * P) * sizeof *d0) != 0 ||
-                         memcmp(q0, q1, (size_t)(P * 2) * sizeof *q0) != 0;
+                gfail |= memcmp(d0, d1, (size_t)NX * sizeof *d0) != 0 ||
+                         memcmp(q0, q1, (size_t)NG * sizeof *q0) != 0;
             }
             drs_scratch_release();
         }
         if (gfail)
-            printf("FAIL scratch cache: GridSample backward differs with its planes kept\n");
+            printf("FAIL scratch cache: GridSample backward (N = %lld) differs with its planes "
+                   "kept clean or dirty\n", (long long)N);
         fail |= gfail;
-        free(gx); free(gg); free(gdy); free(d0); free(d1); free(q0); free(q1);
+        free(gx); free(gg); free(gdy); free(d0); free(d1); free(q0); free(q1); free(ry); free(rdx);
     }
     drs_set_num_threads(0);
     if (fail) {
