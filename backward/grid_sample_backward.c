@@ -370,8 +370,9 @@ static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64
 #endif
 }
 
-/* Images [n0, n1); keep (one image, not nearest): the taps (offsets,
- * weights, counts) are also left in keep's arrays for the data gradient. */
+/* Images [n0, n1); keep (not nearest): the taps (offsets, weights, counts)
+ * are also left in keep's arrays for the data gradient, image n0 + i's at
+ * entry i * P * max_taps. */
 #define GS_GRID_GRAD(T, GT, NAME, PAIR, VEC)                                                       \
     static void NAME(const drs_gs_plan *p, const T *x, const T *dy, const drs_tensor *grid,    \
                      GT *dg, int accumulate, int64_t n0, int64_t n1, const drs_gs_block *keep)  \
@@ -398,9 +399,10 @@ static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64
             drs_gs_v2d hv[GS_GG_ENTRIES], G2[GS_GG_MAX_POINTS];                                \
             int32_t ntb[GS_GG_ENTRIES];                                                        \
             unsigned char act[GS_GG_MAX_POINTS];                                               \
-            int64_t *off = keep ? keep->off + q0 * mt : offb;                                  \
-            int32_t *nt = keep ? keep->nt + q0 : ntb;                                          \
-            const drs_gs_block bt = {off, keep ? keep->w + q0 * mt : wb, nt,                   \
+            const int64_t ke = (n - n0) * P + q0; /* keep: the block's first point */          \
+            int64_t *off = keep ? keep->off + ke * mt : offb;                                  \
+            int32_t *nt = keep ? keep->nt + ke : ntb;                                          \
+            const drs_gs_block bt = {off, keep ? keep->w + ke * mt : wb, nt,                   \
                                      {dw[0], dw[1], dw[2]}, m};                                \
             drs_gs_block_taps(p, grid, n * P + q0, np, &bt);                                   \
             for (int64_t b = 0; b < np; b++) {                                                 \
@@ -659,6 +661,9 @@ static int gs_scatter_group(const drs_gs_plan *p)
  * team that scatters them keeps its planes within GS_VS_TEAM_DOUBLES (128 MiB
  * in all; the team size changes no bit) */
 #define GS_VS_SMALL_DOUBLES ((int64_t)1 << 19)
+/* the most taps of all images held at once by the (image, group) tasks
+ * (16 bytes each: 64 MiB) */
+#define GS_ALL_ENTRIES ((int64_t)1 << 22)
 #define GS_VS_TEAM_DOUBLES ((int64_t)1 << 24)
 typedef drs_gs_v8d gs_vsd; /* GS_VS doubles */
 _Static_assert(GS_VS == 8, "gs_vsd is drs_gs_v8d");
@@ -724,14 +729,42 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
 })
 #define gs_vscatter_T(T) _Generic((T *)0, float *: gs_vscatter_f32, double *: gs_vscatter_f64)
 
+/* One channel group of image n: channels [c0, c0 + nc) scattered through
+ * the image's taps (toff, tw, ntap) into acc (zero on entry and on exit),
+ * then stored: overwrite stores 0.0 + sum (the zeroed data_delta plus the
+ * sum), accumulate adds the sum to the pixels that have an entry (hit). */
+#define GS_SCATTER_GROUP(T, NAME)                                                              \
+    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, int64_t c0, int nc,  \
+                     const int64_t *toff, const double *tw, const int32_t *ntap,               \
+                     const unsigned char *hit, int accumulate, gs_vsd *acc)                    \
+    {                                                                                          \
+        const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
+        gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, toff, tw, ntap, p->max_taps, acc);      \
+        if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                    \
+            gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q);                  \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */             \
+            const gs_vsd a = acc[j];                                                           \
+            T *dxj = dx + (n * C + c0) * Q + j;                                                \
+            if (!accumulate)                                                                   \
+                for (int i = 0; i < nc; i++)                                                   \
+                    dxj[i * Q] = (T)(0.0 + a[i]);                                              \
+            else if (hit[j])                                                                   \
+                for (int i = 0; i < nc; i++)                                                   \
+                    dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                               \
+            acc[j] = (gs_vsd){0.0};                                                            \
+        }                                                                                      \
+    }
+GS_SCATTER_GROUP(float, gs_scatter_group_f32)
+GS_SCATTER_GROUP(double, gs_scatter_group_f64)
+
 /* Scatter scheme for image n (all its taps in s): parallel over groups of
  * channels, each thread's planes (zero on entry and on exit) summing the points in
- * ascending order; overwrite stores 0.0 + sum (the zeroed data_delta plus
- * the sum), accumulate adds the sum to the pixels that have an entry.
- * Groups of up to GS_VS channels through the vector scatter (fewer when that
- * leaves a thread of the team without a group: the grouping changes no
- * bit). */
-#define GS_DATA_SCATTER(T, NAME)                                                               \
+ * ascending order.  Groups of up to GS_VS channels through the vector
+ * scatter (fewer when that leaves a thread of the team without a group: the
+ * grouping changes no bit). */
+#define GS_DATA_SCATTER(T, NAME, GROUP)                                                        \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s, \
                      int accumulate)                                                           \
     {                                                                                          \
@@ -746,27 +779,54 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
             const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                              \
             gs_vsd *acc = (gs_vsd *)(void *)(s->plane +                                        \
                                              (int64_t)omp_get_thread_num() * GS_VS * Q);       \
-            gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,      \
-                             p->max_taps, acc);                                                \
-            if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                \
-                gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q);              \
-                continue;                                                                      \
-            }                                                                                  \
-            for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */         \
-                const gs_vsd a = acc[j];                                                       \
-                T *dxj = dx + (n * C + c0) * Q + j;                                            \
-                if (!accumulate)                                                               \
-                    for (int i = 0; i < nc; i++)                                               \
-                        dxj[i * Q] = (T)(0.0 + a[i]);                                          \
-                else if (s->hit[j])                                                            \
-                    for (int i = 0; i < nc; i++)                                               \
-                        dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                           \
-                acc[j] = (gs_vsd){0.0};                                                        \
-            }                                                                                  \
+            GROUP(p, dy, dx, n, c0, nc, s->tap_off, s->tap_w, s->ntap, s->hit, accumulate,     \
+                  acc);                                                                        \
         }                                                                                      \
     }
-GS_DATA_SCATTER(float, gs_scatter_f32)
-GS_DATA_SCATTER(double, gs_scatter_f64)
+GS_DATA_SCATTER(float, gs_scatter_f32, gs_scatter_group_f32)
+GS_DATA_SCATTER(double, gs_scatter_f64, gs_scatter_group_f64)
+
+/* Every image's taps at once (the (image, group) tasks), parallel over runs
+ * of points of all images: image n's taps at entry n * P * max_taps. */
+static void gs_taps_all(const drs_gs_plan *p, const drs_tensor *grid, const gs_scratch *s)
+{
+    const int T = p->max_taps;
+    const int64_t P = p->P, run = 256, nr = (p->N * P + run - 1) / run;
+    _Pragma("omp parallel for schedule(static) num_threads((p->N * P * T > PAR_MIN_WORK) ? drs__nthreads() : 1)")
+    for (int64_t r = 0; r < nr; r++) {
+        const int64_t b0 = r * run, b1 = b0 + run < p->N * P ? b0 + run : p->N * P;
+        const drs_gs_block bt = {s->tap_off + b0 * T, s->tap_w + b0 * T, s->ntap + b0,
+                                 {NULL, NULL, NULL}, NULL};
+        drs_gs_block_taps(p, grid, b0, b1 - b0, &bt);
+    }
+}
+
+/* The scatter as (image, channel group) tasks (overwrite): every image's taps
+ * are in s (entry n * P * max_taps), each thread scatters its tasks into its
+ * own planes.  Groups of GS_VS channels, fewer when the tasks would leave a
+ * thread idle; the same sums as gs_scatter_T, so the same bits. */
+#define GS_DATA_SCATTER_ALL(T, NAME, GROUP)                                                    \
+    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, const gs_scratch *s)            \
+    {                                                                                          \
+        const int64_t N = p->N, C = p->C, P = p->P, Q = p->Q, mt = p->max_taps;                \
+        int64_t cv = GS_VS;                                                                    \
+        if (N * ((C + GS_VS - 1) / GS_VS) < s->threads) {                                      \
+            const int64_t per = (s->threads + N - 1) / N; /* groups per image */               \
+            cv = (C + per - 1) / per;                                                          \
+        }                                                                                      \
+        const int64_t nvg = (C + cv - 1) / cv;                                                 \
+        _Pragma("omp parallel for schedule(static) num_threads(s->threads)")                   \
+        for (int64_t t = 0; t < N * nvg; t++) {                                                \
+            const int64_t n = t / nvg, c0 = (t % nvg) * cv;                                    \
+            const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                              \
+            gs_vsd *acc = (gs_vsd *)(void *)(s->plane +                                        \
+                                             (int64_t)omp_get_thread_num() * GS_VS * Q);       \
+            GROUP(p, dy, dx, n, c0, nc, s->tap_off + n * P * mt, s->tap_w + n * P * mt,        \
+                  s->ntap + n * P, NULL, 0, acc);                                              \
+        }                                                                                      \
+    }
+GS_DATA_SCATTER_ALL(float, gs_scatter_all_f32, gs_scatter_group_f32)
+GS_DATA_SCATTER_ALL(double, gs_scatter_all_f64, gs_scatter_group_f64)
 
 /* The scatter scheme needs one image's taps in one block, planes of at most
  * GS_BLOCK_ENTRIES / 4 / gs_scatter_group doubles (the limits of an earlier
@@ -882,7 +942,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0, tasks = 0;
+    int scatter = 0, tasks = 0, all = 0;
     const int threads = drs__nthreads();
     int team = threads; /* the scatter's team (vector scatter on large planes: fewer) */
     if (want_dx && p.P > 0) {
@@ -900,6 +960,11 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             tasks = 0;
             team = (int)(GS_VS_TEAM_DOUBLES / (GS_VS * p.Q));
         }
+        /* fewer images than threads (or not an even share): (image, channel
+         * group) tasks over every image's taps at once, one barrier, when
+         * those taps fit GS_ALL_ENTRIES */
+        all = scatter && !tasks && !accumulate && threads > 1 && team == threads && p.N > 1 &&
+              p.N * p.P <= GS_ALL_ENTRIES / p.max_taps;
         if (tasks) {
             /* one block of planes for the team (kept between calls when large) */
             const size_t tp = (size_t)GS_VS * (size_t)p.Q; /* a thread's planes */
@@ -921,8 +986,8 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                     drs__scratch_put_zero(tplanes, (size_t)threads * tp * sizeof(double));
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, Pb, scatter, team, accumulate, NULL, &sc)) !=
-                   DRS_OK) {
+        } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, team, accumulate,
+                                         NULL, &sc)) != DRS_OK) {
             return s;
         }
     }
@@ -964,6 +1029,16 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             scratch_free(&st[t]);
         free(st);
         drs__scratch_put_zero(tplanes, (size_t)threads * GS_VS * (size_t)p.Q * sizeof(double));
+    } else if (want_dx && all) { /* p.P > 0, overwrite; the scatter stores every pixel */
+        if (keep)
+            gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, &kb);
+        else
+            gs_taps_all(&p, grid, &sc);
+        if (data->dtype == DRS_F32)
+            gs_scatter_all_f32(&p, output_delta->data, data_delta->data, &sc);
+        else
+            gs_scatter_all_f64(&p, output_delta->data, data_delta->data, &sc);
+        scratch_free(&sc);
     } else if (want_dx) {
         if (!accumulate && !scatter) /* the scatter stores every pixel */
             memset(data_delta->data, 0, (size_t)nx * drs_dtype_size(data->dtype));

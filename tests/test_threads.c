@@ -556,8 +556,9 @@ static void check_scratch_cache(void)
      * here) are kept too, and given back all zero, so that the next call need
      * not clear them: cold, warm (kept clean) and dirty (a block the 3-D resize
      * left its data in) gradients have the same bits.  N = 1: one team over the
-     * channel groups; N = 2: images as the threads' tasks, one block of planes. */
-    for (int64_t N = 1; N <= 2; N++) {
+     * channel groups; N = 2: images as the threads' tasks, one block of planes;
+     * N = 3: (image, channel group) tasks over every image's taps. */
+    for (int64_t N = 1; N <= 3; N++) {
         const int64_t C = 16, H = 256, W = 256, P = H * W, NX = N * C * P, NG = N * P * 2;
         float *gx = malloc((size_t)NX * sizeof *gx), *gg = malloc((size_t)NG * sizeof *gg);
         float *gdy = malloc((size_t)NX * sizeof *gdy);
