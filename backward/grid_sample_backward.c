@@ -531,10 +531,13 @@ static void gs_grid_grad(const drs_gs_plan *p, const drs_tensor *data, const drs
 /* data_delta[j] = data_delta[j] + (0.0 + the entries of pixel j in ascending
  * (point, tap) order), one sum per pixel in double.  Two schemes give these
  * same bits:
- *  - scatter (one image's taps in one block, small planes, at least 4
- *    channel groups): parallel over groups of up to 8 channels, each thread
- *    adding the points in ascending order into its own channel-interleaved
- *    double planes (one vector add per tap), then one pass storing them;
+ *  - scatter (one image's taps in one block, at least 4 channel groups):
+ *    groups of up to 8 channels, each thread adding the points in ascending
+ *    order into its own channel-interleaved double planes (one vector add
+ *    per tap), then one pass storing them.  The parallel tasks: whole images
+ *    (enough images for the threads), (image, group) pairs (fewer images),
+ *    the groups of one image, or for images of more than 65 536 pixels
+ *    (group, band of 8 192 pixels) pairs, each band with its list of points;
  *  - gather: points in blocks of GS_BLOCK_ENTRIES entries, a stable
  *    counting sort of the block's entries by pixel (the transposed list),
  *    then parallel over pixels, each summing its entries in order.
@@ -549,6 +552,10 @@ typedef struct gs_scratch {
     double *w;         /* gather: [Pb * T] */
     double *plane;     /* scatter: [threads * Q * GS_VS], channel-interleaved */
     size_t plane_bytes; /* the plane's size when this scratch owns it, else 0 */
+    int64_t nb;        /* banded scatter: bands (0: not banded) */
+    int64_t *bstart;   /* banded: [nb + 1] first entry of each band's list */
+    int64_t *bcnt;     /* banded: [threads * nb] counts, then fill positions */
+    int32_t *bpts;     /* banded: [Pb * T] the points of each band, ascending */
     int threads;       /* the team size the scratch was sized for */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
@@ -566,6 +573,9 @@ static void scratch_free(gs_scratch *s)
     if (s->plane_bytes)
         drs__scratch_put_zero(s->plane, s->plane_bytes);
     free(s->hit);
+    free(s->bstart);
+    free(s->bcnt);
+    free(s->bpts);
 }
 
 /* The taps of the points [p0, p1) of image n, parallel over runs of points. */
@@ -655,20 +665,15 @@ static int gs_scatter_group(const drs_gs_plan *p)
  * turned lane-wise a chunk of points at a time (lanes >= nc stay 0). */
 #define GS_VS 8
 #define GS_VS_CHUNK 128
-/* A thread's planes are GS_VS * Q doubles: at most 16 MiB, since the scheme
- * takes planes of at most 2^18 pixels (gs_use_scatter).  Planes of more than
- * GS_VS_SMALL_DOUBLES doubles per thread (4 MiB) are "large": the
- * team that scatters them keeps its planes within GS_VS_TEAM_DOUBLES (128 MiB
- * in all; the team size changes no bit) */
+/* A thread's planes are GS_VS * Q doubles, at most GS_VS_SMALL_DOUBLES
+ * (4 MiB, 65 536 pixels); larger images take the banded scatter, whose
+ * planes hold one band (gs_banded_f32). */
 #define GS_VS_SMALL_DOUBLES ((int64_t)1 << 19)
 /* the most taps of all images held at once by the (image, group) tasks
  * (16 bytes each: 64 MiB) */
 #define GS_ALL_ENTRIES ((int64_t)1 << 22)
-#define GS_VS_TEAM_DOUBLES ((int64_t)1 << 24)
 typedef drs_gs_v8d gs_vsd; /* GS_VS doubles */
 _Static_assert(GS_VS == 8, "gs_vsd is drs_gs_v8d");
-_Static_assert(GS_VS * (GS_BLOCK_ENTRIES / 4) <= GS_VS_TEAM_DOUBLES,
-               "a team of one holds the largest planes the scatter scheme takes");
 #define GS_VSCATTER(T, NAME)                                                                   \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const T *dyc, int64_t P, int nc, const int64_t *toff, const double *tw,       \
@@ -703,12 +708,12 @@ GS_VSCATTER(float, gs_vscatter_f32)
 GS_VSCATTER(double, gs_vscatter_f64)
 
 /* Overwrite, f32, a group of GS_VS channels: dx[i * Q + j] = (float)(0.0 +
- * acc[j][i]) for j in [0, Q), 8 pixels at a time through an 8 x 8
+ * acc[j][i]) for j in [0, len), 8 pixels at a time through an 8 x 8
  * transpose (the same operations per element as the scalar store), and acc
  * zeroed for the next group. */
-DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
+DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t len, int64_t Q), (acc, dx, len, Q), {
     int64_t j = 0;
-    for (; j + 8 <= Q; j += 8) {
+    for (; j + 8 <= len; j += 8) {
         drs_gs_v8d a[8];
         for (int r = 0; r < 8; r++) {
             a[r] = (gs_vsd){0.0} + acc[j + r];
@@ -720,7 +725,7 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
             memcpy(dx + i * Q + j, &f, sizeof f);
         }
     }
-    for (; j < Q; j++) {
+    for (; j < len; j++) {
         const gs_vsd a = acc[j];
         for (int i = 0; i < 8; i++)
             dx[i * Q + j] = (float)(0.0 + a[i]);
@@ -741,7 +746,7 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t Q), (acc, dx, Q), {
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, toff, tw, ntap, p->max_taps, acc);      \
         if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                    \
-            gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q);                  \
+            gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q, Q);               \
             return;                                                                            \
         }                                                                                      \
         for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */             \
@@ -785,6 +790,129 @@ GS_SCATTER_GROUP(double, gs_scatter_group_f64)
     }
 GS_DATA_SCATTER(float, gs_scatter_f32, gs_scatter_group_f32)
 GS_DATA_SCATTER(double, gs_scatter_f64, gs_scatter_group_f64)
+
+/* The banded scatter (large images): the pixels in bands of GS_BAND_PIX
+ * (planes of 512 KiB, which stay in a core's L2 where a whole image's 16 MiB
+ * did not), each band with the ascending list of the points that have a tap
+ * in it, and tasks (channel group, band) for every thread.  A pixel's sum
+ * still adds its taps in ascending (point, tap) order: the same bits as the
+ * unbanded scatter and the gather. */
+#define GS_BAND_PIX ((int64_t)8192)
+
+/* The bands' point lists of the image whose taps are in s: a counting sort
+ * by band over s->threads chunks of points (in order, so each list
+ * ascends), each point listed once per band its taps touch. */
+static void gs_bands_build(const drs_gs_plan *p, const gs_scratch *s)
+{
+    const int64_t P = p->P, nb = s->nb, mt = p->max_taps;
+    const int nch = s->threads;
+    const int64_t per = (P + nch - 1) / nch;
+    for (int pass = 0; pass < 2; pass++) {
+        _Pragma("omp parallel for schedule(static) num_threads((P * mt > PAR_MIN_WORK) ? nch : 1)")
+        for (int c = 0; c < nch; c++) {
+            int64_t *cnt = s->bcnt + (int64_t)c * nb;
+            const int64_t q0 = c * per < P ? c * per : P, q1 = q0 + per < P ? q0 + per : P;
+            if (pass == 0)
+                for (int64_t b = 0; b < nb; b++)
+                    cnt[b] = 0;
+            for (int64_t q = q0; q < q1; q++) {
+                const int64_t *o = s->tap_off + q * mt;
+                int64_t seen[DRS_GS_MAX_TAPS];
+                int ns = 0;
+                for (int k = 0; k < s->ntap[q]; k++) {
+                    const int64_t b = o[k] / GS_BAND_PIX;
+                    int dup = 0;
+                    for (int u = 0; u < ns && !dup; u++)
+                        dup = seen[u] == b;
+                    if (dup)
+                        continue;
+                    seen[ns++] = b;
+                    if (pass == 0)
+                        cnt[b]++;
+                    else
+                        s->bpts[cnt[b]++] = (int32_t)q;
+                }
+            }
+        }
+        if (pass == 0) { /* chunk c's entries of band b follow those of chunks < c */
+            int64_t at = 0;
+            for (int64_t b = 0; b < nb; b++) {
+                s->bstart[b] = at;
+                for (int c = 0; c < nch; c++) {
+                    const int64_t k = s->bcnt[(int64_t)c * nb + b];
+                    s->bcnt[(int64_t)c * nb + b] = at;
+                    at += k;
+                }
+            }
+            s->bstart[nb] = at;
+        }
+    }
+}
+
+/* acc[j - j0] += w * d for the taps in [j0, j0 + len) of the listed points */
+#define GS_BSCATTER(T, NAME)                                                                   \
+    DRS_SIMD_FN(NAME,                                                                          \
+                (const T *dyc, int64_t P, int nc, const int64_t *toff, const double *tw,       \
+                 const int32_t *ntap, int mt, const int32_t *pts, int64_t e0, int64_t e1,      \
+                 int64_t j0, int64_t len, gs_vsd *acc),                                        \
+                (dyc, P, nc, toff, tw, ntap, mt, pts, e0, e1, j0, len, acc), {                 \
+                    for (int64_t e = e0; e < e1; e++) {                                        \
+                        const int64_t q = pts[e];                                              \
+                        gs_vsd d = {0.0};                                                      \
+                        for (int i = 0; i < nc; i++)                                           \
+                            d[i] = (double)dyc[i * P + q];                                     \
+                        const int64_t *o = toff + q * mt;                                      \
+                        const double *w = tw + q * mt;                                         \
+                        for (int k = 0; k < ntap[q]; k++) {                                    \
+                            const int64_t j = o[k] - j0;                                       \
+                            if ((uint64_t)j < (uint64_t)len)                                   \
+                                acc[j] += w[k] * d;                                            \
+                        }                                                                      \
+                    }                                                                          \
+                })
+GS_BSCATTER(float, gs_bscatter_f32)
+GS_BSCATTER(double, gs_bscatter_f64)
+#define gs_bscatter_T(T) _Generic((T *)0, float *: gs_bscatter_f32, double *: gs_bscatter_f64)
+
+/* Image n through the bands: tasks (group of GS_VS channels, band), each
+ * thread's planes zero on entry and on exit; overwrite stores 0.0 + sum,
+ * accumulate adds the sum to the pixels that have an entry. */
+#define GS_DATA_BANDED(T, NAME)                                                                \
+    static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s, \
+                     int accumulate)                                                           \
+    {                                                                                          \
+        const int64_t C = p->C, P = p->P, Q = p->Q, nb = s->nb;                                \
+        const int64_t nvg = (C + GS_VS - 1) / GS_VS;                                           \
+        _Pragma("omp parallel for schedule(static) num_threads((P * C > PAR_MIN_WORK) ? s->threads : 1)") \
+        for (int64_t t = 0; t < nvg * nb; t++) {                                               \
+            const int64_t g = t / nb, b = t % nb, c0 = g * GS_VS;                              \
+            const int nc = C - c0 < GS_VS ? (int)(C - c0) : GS_VS;                             \
+            const int64_t j0 = b * GS_BAND_PIX;                                                \
+            const int64_t len = Q - j0 < GS_BAND_PIX ? Q - j0 : GS_BAND_PIX;                   \
+            gs_vsd *acc = (gs_vsd *)(void *)(s->plane + (int64_t)omp_get_thread_num() *        \
+                                                            GS_VS * GS_BAND_PIX);              \
+            gs_bscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,      \
+                             p->max_taps, s->bpts, s->bstart[b], s->bstart[b + 1], j0, len,    \
+                             acc);                                                             \
+            T *dxg = dx + (n * C + c0) * Q + j0;                                               \
+            if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                \
+                gs_vstore8_f32(acc, (float *)(void *)dxg, len, Q);                             \
+                continue;                                                                      \
+            }                                                                                  \
+            for (int64_t j = 0; j < len; j++) { /* store, and zero for the next task */        \
+                const gs_vsd a = acc[j];                                                       \
+                if (!accumulate)                                                               \
+                    for (int i = 0; i < nc; i++)                                               \
+                        dxg[i * Q + j] = (T)(0.0 + a[i]);                                      \
+                else if (s->hit[j0 + j])                                                       \
+                    for (int i = 0; i < nc; i++)                                               \
+                        dxg[i * Q + j] = (T)((double)dxg[i * Q + j] + a[i]);                   \
+                acc[j] = (gs_vsd){0.0};                                                        \
+            }                                                                                  \
+        }                                                                                      \
+    }
+GS_DATA_BANDED(float, gs_banded_f32)
+GS_DATA_BANDED(double, gs_banded_f64)
 
 /* Every image's taps at once (the (image, group) tasks), parallel over runs
  * of points of all images: image n's taps at entry n * P * max_taps. */
@@ -857,7 +985,7 @@ static int gs_image_tasks(const drs_gs_plan *p, int scatter, int threads)
 
 /* shared_plane: image tasks, the thread's part of one block of planes for
  * the whole team (owned by the caller); NULL: the scratch gets its own. */
-static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter,
+static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter, int banded,
                                    int threads, int accumulate, double *shared_plane,
                                    gs_scratch *s)
 {
@@ -871,7 +999,15 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     if (scatter) {
         /* zero (each use leaves it zero; a kept block is cleared all the same,
          * so nothing rests on how the last call ended) */
-        const size_t np = (size_t)threads * (size_t)GS_VS * (size_t)p->Q;
+        const size_t np =
+            (size_t)threads * (size_t)GS_VS * (size_t)(banded ? GS_BAND_PIX : p->Q);
+        if (banded) {
+            s->nb = (p->Q + GS_BAND_PIX - 1) / GS_BAND_PIX;
+            s->bstart = drs__malloc((size_t)(s->nb + 1) * sizeof(int64_t));
+            s->bcnt = drs__malloc((size_t)threads * (size_t)s->nb * sizeof(int64_t));
+            s->bpts = drs__malloc((size_t)E * sizeof(int32_t));
+            ok = ok && s->bstart && s->bcnt && s->bpts;
+        }
         if (shared_plane) {
             s->plane = shared_plane;
         } else if (np <= SIZE_MAX / sizeof(double)) {
@@ -942,28 +1078,20 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     int64_t Pb = 0;
     const int64_t nx = p.N * p.C * p.Q;
     const int want_dx = data_delta && nx > 0;
-    int scatter = 0, tasks = 0, all = 0;
+    int scatter = 0, tasks = 0, all = 0, banded = 0;
     const int threads = drs__nthreads();
-    int team = threads; /* the scatter's team (vector scatter on large planes: fewer) */
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
             Pb = p.P;
         scatter = gs_use_scatter(&p, Pb);
-        tasks = gs_image_tasks(&p, scatter, threads);
-        if (scatter && GS_VS * p.Q > GS_VS_SMALL_DOUBLES &&
-            (int64_t)threads * GS_VS * p.Q > GS_VS_TEAM_DOUBLES) {
-            /* large planes, and more threads than GS_VS_TEAM_DOUBLES of planes
-             * hold: one team over each image's channel groups, of
-             * GS_VS_TEAM_DOUBLES / (GS_VS Q) threads (not a plane per thread of
-             * a whole machine) */
-            tasks = 0;
-            team = (int)(GS_VS_TEAM_DOUBLES / (GS_VS * p.Q));
-        }
+        /* large planes: the banded scatter, one image at a time, every thread */
+        banded = scatter && GS_VS * p.Q > GS_VS_SMALL_DOUBLES;
+        tasks = !banded && gs_image_tasks(&p, scatter, threads);
         /* fewer images than threads (or not an even share): (image, channel
          * group) tasks over every image's taps at once, one barrier, when
          * those taps fit GS_ALL_ENTRIES */
-        all = scatter && !tasks && !accumulate && threads > 1 && team == threads && p.N > 1 &&
+        all = scatter && !banded && !tasks && !accumulate && threads > 1 && p.N > 1 &&
               p.N * p.P <= GS_ALL_ENTRIES / p.max_taps;
         if (tasks) {
             /* one block of planes for the team (kept between calls when large) */
@@ -978,7 +1106,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                 return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory", op);
             }
             for (int t = 0; t < threads; t++)
-                if ((s = gs_scratch_alloc(&p, Pb, 1, 1, accumulate, tplanes + (size_t)t * tp,
+                if ((s = gs_scratch_alloc(&p, Pb, 1, 0, 1, accumulate, tplanes + (size_t)t * tp,
                                           &st[t])) != DRS_OK) {
                     for (int u = 0; u < t; u++)
                         scratch_free(&st[u]);
@@ -986,8 +1114,8 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                     drs__scratch_put_zero(tplanes, (size_t)threads * tp * sizeof(double));
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, team, accumulate,
-                                         NULL, &sc)) != DRS_OK) {
+        } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, banded, threads,
+                                         accumulate, NULL, &sc)) != DRS_OK) {
             return s;
         }
     }
@@ -1058,12 +1186,14 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                             for (int k = 0; k < sc.ntap[e]; k++)
                                 sc.hit[sc.tap_off[e * p.max_taps + k]] = 1;
                     }
+                    if (banded)
+                        gs_bands_build(&p, &sc);
                     if (f32)
-                        gs_scatter_f32(&p, output_delta->data, data_delta->data, n, &sc,
-                                       accumulate);
+                        (banded ? gs_banded_f32 : gs_scatter_f32)(
+                            &p, output_delta->data, data_delta->data, n, &sc, accumulate);
                     else
-                        gs_scatter_f64(&p, output_delta->data, data_delta->data, n, &sc,
-                                       accumulate);
+                        (banded ? gs_banded_f64 : gs_scatter_f64)(
+                            &p, output_delta->data, data_delta->data, n, &sc, accumulate);
                     continue;
                 }
                 gs_block_transpose(&p, p0, p1 - p0, &sc);

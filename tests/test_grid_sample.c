@@ -965,6 +965,93 @@ static void test_f32_matches_f64(void)
            ncases);
 }
 
+/* Large images (more than 65 536 pixels, C >= 4: the banded scatter, pixels
+ * in bands with each band's list of points): the f64 data gradient is the
+ * forward's adjoint (<G x, dy> = <x, G^T dy> to rounding), the f32 one is the
+ * f64 one rounded once (the same sums), accumulate adds the overwrite result
+ * to the start, and 1/2/3/16 threads give the same bits.  C = 11: a full
+ * group of 8 channels and a remainder of 3; 300 x 300: 11 bands, the last
+ * partial; a random grid reaching past the borders. */
+static void test_banded(void)
+{
+    const drs_grid_mode modes[3] = {DRS_GRID_BILINEAR, DRS_GRID_NEAREST, DRS_GRID_BICUBIC};
+    enum { N = 2, C = 11, H = 300, W = 300, Ho = 150, Wo = 170 };
+    const int64_t nx = (int64_t)N * C * H * W, ng = (int64_t)N * Ho * Wo * 2;
+    const int64_t ny = (int64_t)N * C * Ho * Wo;
+    double *x = malloc((size_t)nx * 8), *g = malloc((size_t)ng * 8), *dy = malloc((size_t)ny * 8);
+    double *y = malloc((size_t)ny * 8), *dx = malloc((size_t)nx * 8);
+    float *xf = malloc((size_t)nx * 4), *gf = malloc((size_t)ng * 4), *dyf = malloc((size_t)ny * 4);
+    float *dxf = malloc((size_t)nx * 4), *dxf1 = malloc((size_t)nx * 4);
+    const int ok = x && g && dy && y && dx && xf && gf && dyf && dxf && dxf1;
+    CHECK(ok, "test_banded: out of memory");
+    if (!ok)
+        return;
+    for (int64_t i = 0; i < nx; i++)
+        xf[i] = (float)(2 * urand() - 1), x[i] = xf[i];
+    for (int64_t i = 0; i < ng; i++)
+        gf[i] = (float)(2.4 * urand() - 1.2), g[i] = gf[i];
+    for (int64_t i = 0; i < ny; i++)
+        dyf[i] = (float)(2 * urand() - 1), dy[i] = dyf[i];
+    drs_tensor X = {DRS_F64, 4, {N, C, H, W}, x}, G = {DRS_F64, 4, {N, Ho, Wo, 2}, g};
+    drs_tensor Y = {DRS_F64, 4, {N, C, Ho, Wo}, y}, DY = {DRS_F64, 4, {N, C, Ho, Wo}, dy};
+    drs_tensor DX = {DRS_F64, 4, {N, C, H, W}, dx};
+    drs_tensor XF = {DRS_F32, 4, {N, C, H, W}, xf}, GF = {DRS_F32, 4, {N, Ho, Wo, 2}, gf};
+    drs_tensor DYF = {DRS_F32, 4, {N, C, Ho, Wo}, dyf}, DXF = {DRS_F32, 4, {N, C, H, W}, dxf};
+    const int threads[4] = {1, 2, 3, 16};
+    int ncases = 0;
+    for (int mi = 0; mi < 3; mi++)
+        for (int pad = 0; pad < 3; pad++) {
+            drs_grid_sample_attrs a = attrs(16, modes[mi], (drs_grid_padding)pad, pad == 2);
+            drs_set_num_threads(2);
+            CHECK(drs_grid_sample_forward(&Y, &X, &G, &a) == DRS_OK, "%s", drs_last_error());
+            CHECK(drs_grid_sample_backward(&DX, NULL, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
+                      DRS_OK, "%s", drs_last_error());
+            double lhs = 0, rhs = 0, mag = 0;
+            for (int64_t i = 0; i < ny; i++)
+                lhs += y[i] * dy[i], mag += fabs(y[i] * dy[i]);
+            for (int64_t i = 0; i < nx; i++)
+                rhs += x[i] * dx[i];
+            CHECK(fabs(lhs - rhs) <= 1e-12 * mag, "banded adjoint m=%d p=%d: <Gx,dy> %.17g, "
+                  "<x,G'dy> %.17g", mi, pad, lhs, rhs);
+            for (int t = 0; t < 4; t++) {
+                drs_set_num_threads(threads[t]);
+                CHECK(drs_grid_sample_backward(&DXF, NULL, &DYF, &XF, &GF, &a,
+                                               DRS_GRAD_OVERWRITE) == DRS_OK, "%s", drs_last_error());
+                if (t == 0) {
+                    int64_t bad = -1;
+                    for (int64_t i = 0; i < nx && bad < 0; i++)
+                        if (dxf[i] != (float)dx[i])
+                            bad = i;
+                    CHECK(bad < 0, "banded f32 m=%d p=%d: dx[%lld] = %.9g, the f64 sum rounded "
+                          "%.9g", mi, pad, (long long)bad, bad < 0 ? 0.0 : (double)dxf[bad],
+                          bad < 0 ? 0.0 : (double)(float)dx[bad]);
+                    memcpy(dxf1, dxf, (size_t)nx * 4);
+                } else {
+                    CHECK(memcmp(dxf, dxf1, (size_t)nx * 4) == 0, "banded dx m=%d p=%d at %d "
+                          "threads", mi, pad, threads[t]);
+                }
+            }
+            /* accumulate: the start plus the same sums */
+            for (int64_t i = 0; i < nx; i++)
+                dxf[i] = (float)(i % 7) * 0.25f;
+            CHECK(drs_grid_sample_backward(&DXF, NULL, &DYF, &XF, &GF, &a,
+                                           DRS_GRAD_ACCUMULATE) == DRS_OK, "%s", drs_last_error());
+            int64_t bad = -1;
+            for (int64_t i = 0; i < nx && bad < 0; i++) {
+                const double want = (double)((float)(i % 7) * 0.25f) + dx[i];
+                if (fabs((double)dxf[i] - want) > 1e-6 * (1.0 + fabs(want)))
+                    bad = i;
+            }
+            CHECK(bad < 0, "banded accumulate m=%d p=%d: dx[%lld]", mi, pad, (long long)bad);
+            ncases++;
+        }
+    drs_set_num_threads(2);
+    free(x), free(g), free(dy), free(y), free(dx), free(xf), free(gf), free(dyf), free(dxf),
+        free(dxf1);
+    printf("  banded scatter: %d configurations (adjoint, f32 = f64 rounded, accumulate, "
+           "1/2/3/16 threads)\n", ncases);
+}
+
 int main(void)
 {
     test_hand_values();
@@ -977,6 +1064,7 @@ int main(void)
     test_nan_threads();
     test_f32_matches_f64();
     test_image_threads();
+    test_banded();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
