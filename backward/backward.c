@@ -792,19 +792,34 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     }
     if (g && (Lh == 0 || olo[0] != 0 || ohi[Lh - 1] != Oh))
         goto out;
-    /* blocks of input rows whose T rows fit a per-thread buffer of ~512 KiB */
-    const int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
+    /* blocks of input rows whose T rows fit a per-thread buffer of ~512 KiB;
+     * with fewer than 4 tasks per thread (few large planes, many threads),
+     * smaller blocks, down to 4 tasks per thread.  Each dx row is the same sum
+     * of the same T rows whichever block forms it: the blocks change no bit. */
+    const int nthr = drs__nthreads();
+    int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
     int64_t nblk = 0, maxr = 1;
-    for (int64_t i0 = 0; i0 < Lh;) {
-        int64_t i1 = i0 + 1;
-        while (i1 < Lh && ohi[i1] - olo[i0] <= budget)
-            i1++;
-        bstart[nblk++] = i0;
-        maxr = ohi[i1 - 1] - olo[i0] > maxr ? ohi[i1 - 1] - olo[i0] : maxr;
-        i0 = i1;
+    for (int pass = 0; pass < 2; pass++) {
+        nblk = 0;
+        maxr = 1;
+        for (int64_t i0 = 0; i0 < Lh;) {
+            int64_t i1 = i0 + 1;
+            while (i1 < Lh && ohi[i1] - olo[i0] <= budget)
+                i1++;
+            bstart[nblk++] = i0;
+            maxr = ohi[i1 - 1] - olo[i0] > maxr ? ohi[i1 - 1] - olo[i0] : maxr;
+            i0 = i1;
+        }
+        const int64_t want = 4 * (int64_t)nthr; /* tasks */
+        if (pass || nthr < 2 || outer * nblk >= want || nblk >= Lh)
+            break;
+        const int64_t per = (want + outer - 1) / outer; /* blocks per plane */
+        const int64_t b2 = Oh / per;
+        if (b2 >= budget)
+            break;
+        budget = b2 > 1 ? b2 : 1;
     }
     bstart[nblk] = Lh;
-    const int nthr = drs__nthreads();
     /* per thread: maxr rows of T; with g also D_h x, V, P_h x rows and cd * dy_r */
     int64_t tstride, tbytes;
     if (drs__mul_overflow(maxr, rowlen, &tstride) || drs__mul_overflow(Ow, inner, &tbytes) ||
