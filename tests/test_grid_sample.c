@@ -1052,6 +1052,70 @@ static void test_banded(void)
            "1/2/3/16 threads)\n", ncases);
 }
 
+/* Allocation failures in the data gradient's parallel schemes (whole images,
+ * (image, group) pairs, bands): every failure is DRS_ERR_NOMEM with both
+ * gradients untouched, and the call that succeeds gives the reference bits. */
+static void sweep_case(const char *what, int64_t N, int64_t C, int64_t H, int64_t W, int threads)
+{
+    const int64_t Ho = 37, Wo = 41, nx = N * C * H * W, ng = N * Ho * Wo * 2,
+                  ny = N * C * Ho * Wo;
+    float *x = malloc((size_t)nx * 4), *g = malloc((size_t)ng * 4), *dy = malloc((size_t)ny * 4);
+    float *dx0 = malloc((size_t)nx * 4), *dg0 = malloc((size_t)ng * 4);
+    float *dx = malloc((size_t)nx * 4), *dg = malloc((size_t)ng * 4);
+    const int ok = x && g && dy && dx0 && dg0 && dx && dg;
+    CHECK(ok, "%s: out of memory", what);
+    if (ok) {
+        for (int64_t i = 0; i < nx; i++)
+            x[i] = (float)(2 * urand() - 1);
+        for (int64_t i = 0; i < ng; i++)
+            g[i] = (float)(2.4 * urand() - 1.2);
+        for (int64_t i = 0; i < ny; i++)
+            dy[i] = (float)(2 * urand() - 1);
+        drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_BORDER, 0);
+        drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
+        drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
+        drs_tensor DX0 = {DRS_F32, 4, {N, C, H, W}, dx0}, DG0 = {DRS_F32, 4, {N, Ho, Wo, 2}, dg0};
+        drs_tensor DX = {DRS_F32, 4, {N, C, H, W}, dx}, DG = {DRS_F32, 4, {N, Ho, Wo, 2}, dg};
+        drs_set_num_threads(threads);
+        CHECK(drs_grid_sample_backward(&DX0, &DG0, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
+                  DRS_OK, "%s: %s", what, drs_last_error());
+        int nomem = 0;
+        for (long n = 0; n < 200; n++) {
+            memset(dx, 0xC3, (size_t)nx * 4);
+            memset(dg, 0xC3, (size_t)ng * 4);
+            drs_debug_fail_allocation(n);
+            const drs_status s = drs_grid_sample_backward(&DX, &DG, &DY, &X, &G, &a,
+                                                          DRS_GRAD_OVERWRITE);
+            drs_debug_fail_allocation(-1);
+            if (s == DRS_OK) {
+                CHECK(memcmp(dx, dx0, (size_t)nx * 4) == 0 && memcmp(dg, dg0, (size_t)ng * 4) == 0,
+                      "%s: result after %ld failed allocations differs", what, n);
+                break;
+            }
+            nomem++;
+            CHECK(s == DRS_ERR_NOMEM, "%s: allocation %ld failing gave status %d", what, n, (int)s);
+            int untouched = 1;
+            for (int64_t i = 0; i < nx; i += 97)
+                untouched &= ((const unsigned char *)dx)[i * 4] == 0xC3;
+            for (int64_t i = 0; i < ng; i += 13)
+                untouched &= ((const unsigned char *)dg)[i * 4] == 0xC3;
+            CHECK(untouched, "%s: a gradient written when allocation %ld failed", what, n);
+        }
+        CHECK(nomem >= 3, "%s: only %d allocations to fail", what, nomem);
+    }
+    drs_set_num_threads(2);
+    free(x), free(g), free(dy), free(dx0), free(dg0), free(dx), free(dg);
+}
+
+static void test_scheme_alloc_failures(void)
+{
+    sweep_case("image tasks (N = 2, 2 threads)", 2, 16, 64, 64, 2);
+    sweep_case("(image, group) pairs (N = 3, 2 threads)", 3, 16, 64, 64, 2);
+    sweep_case("bands (300 x 300, 2 threads)", 1, 11, 300, 300, 2);
+    sweep_case("bands (300 x 300, 1 thread)", 1, 11, 300, 300, 1);
+    printf("  allocation failures in the image, pair and band schemes: NOMEM, untouched\n");
+}
+
 int main(void)
 {
     test_hand_values();
@@ -1065,6 +1129,7 @@ int main(void)
     test_f32_matches_f64();
     test_image_threads();
     test_banded();
+    test_scheme_alloc_failures();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
