@@ -550,13 +550,15 @@ typedef struct gs_scratch {
     int64_t *rowptr;   /* gather: [Q + 1] */
     int64_t *pt;       /* gather: [Pb * T] point of each transposed entry */
     double *w;         /* gather: [Pb * T] */
-    double *plane;     /* scatter: [threads * Q * GS_VS], channel-interleaved */
+    double *plane;     /* scatter: [threads * Q * GS_VS] (banded: [threads * GS_BAND_PIX *
+                        * GS_VS]), channel-interleaved */
     size_t plane_bytes; /* the plane's size when this scratch owns it, else 0 */
     int64_t nb;        /* banded scatter: bands (0: not banded) */
     int64_t *bstart;   /* banded: [nb + 1] first entry of each band's list */
     int64_t *bcnt;     /* banded: [threads * nb] counts, then fill positions */
     int32_t *bpts;     /* banded: [Pb * T] the points of each band, ascending */
     int threads;       /* the team size the scratch was sized for */
+    int64_t cv;        /* (image, group) tasks: channels per group */
     unsigned char *hit; /* scatter, accumulate: [Q] pixel has an entry */
 } gs_scratch;
 
@@ -929,21 +931,26 @@ static void gs_taps_all(const drs_gs_plan *p, const drs_tensor *grid, const gs_s
     }
 }
 
+/* The channels per group of the (image, channel group) tasks: GS_VS, fewer
+ * when the tasks would leave some of the threads idle. */
+static int64_t gs_all_cv(const drs_gs_plan *p, int threads)
+{
+    if (p->N * ((p->C + GS_VS - 1) / GS_VS) >= threads)
+        return GS_VS;
+    const int64_t per = (threads + p->N - 1) / p->N; /* groups per image */
+    return (p->C + per - 1) / per;
+}
+
 /* The scatter as (image, channel group) tasks (overwrite): every image's taps
  * are in s (entry n * P * max_taps), each thread scatters its tasks into its
- * own planes.  Groups of GS_VS channels, fewer when the tasks would leave a
- * thread idle; the same sums as gs_scatter_T, so the same bits. */
+ * own planes, groups of s->cv channels; the same sums as gs_scatter_T, so the
+ * same bits. */
 #define GS_DATA_SCATTER_ALL(T, NAME, GROUP)                                                    \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, const gs_scratch *s)            \
     {                                                                                          \
         const int64_t N = p->N, C = p->C, P = p->P, Q = p->Q, mt = p->max_taps;                \
-        int64_t cv = GS_VS;                                                                    \
-        if (N * ((C + GS_VS - 1) / GS_VS) < s->threads) {                                      \
-            const int64_t per = (s->threads + N - 1) / N; /* groups per image */               \
-            cv = (C + per - 1) / per;                                                          \
-        }                                                                                      \
-        const int64_t nvg = (C + cv - 1) / cv;                                                 \
-        _Pragma("omp parallel for schedule(static) num_threads(s->threads)")                   \
+        const int64_t cv = s->cv, nvg = (C + cv - 1) / cv;                                     \
+        _Pragma("omp parallel for schedule(static) num_threads((N * P * C > PAR_MIN_WORK) ? s->threads : 1)") \
         for (int64_t t = 0; t < N * nvg; t++) {                                                \
             const int64_t n = t / nvg, c0 = (t % nvg) * cv;                                    \
             const int nc = C - c0 < cv ? (int)(C - c0) : (int)cv;                              \
@@ -997,8 +1004,9 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
-        /* zero (each use leaves it zero; a kept block is cleared all the same,
-         * so nothing rests on how the last call ended) */
+        /* zero: every scatter leaves its planes zero and scratch_free gives
+         * them back marked so (drs__scratch_put_zero), so a kept block is
+         * cleared only where it is not known to be zero */
         const size_t np =
             (size_t)threads * (size_t)GS_VS * (size_t)(banded ? GS_BAND_PIX : p->Q);
         if (banded) {
@@ -1080,6 +1088,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     const int want_dx = data_delta && nx > 0;
     int scatter = 0, tasks = 0, all = 0, banded = 0;
     const int threads = drs__nthreads();
+    int team = threads; /* the scatter's team: no more threads than tasks */
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
@@ -1093,6 +1102,15 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
          * those taps fit GS_ALL_ENTRIES */
         all = scatter && !banded && !tasks && !accumulate && threads > 1 && p.N > 1 &&
               p.N * p.P <= GS_ALL_ENTRIES / p.max_taps;
+        /* planes for as many threads as there are tasks, no more */
+        if (all || banded) {
+            const int64_t nt = all ? p.N * ((p.C + gs_all_cv(&p, threads) - 1) /
+                                            gs_all_cv(&p, threads))
+                                   : (p.C + GS_VS - 1) / GS_VS *
+                                         ((p.Q + GS_BAND_PIX - 1) / GS_BAND_PIX);
+            if (nt < team)
+                team = (int)nt;
+        }
         if (tasks) {
             /* one block of planes for the team (kept between calls when large) */
             const size_t tp = (size_t)GS_VS * (size_t)p.Q; /* a thread's planes */
@@ -1114,7 +1132,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                     drs__scratch_put_zero(tplanes, (size_t)threads * tp * sizeof(double));
                     return s;
                 }
-        } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, banded, threads,
+        } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, banded, team,
                                          accumulate, NULL, &sc)) != DRS_OK) {
             return s;
         }
@@ -1158,6 +1176,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
         free(st);
         drs__scratch_put_zero(tplanes, (size_t)threads * GS_VS * (size_t)p.Q * sizeof(double));
     } else if (want_dx && all) { /* p.P > 0, overwrite; the scatter stores every pixel */
+        sc.cv = gs_all_cv(&p, threads);
         if (keep)
             gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, &kb);
         else

@@ -1107,6 +1107,47 @@ static void sweep_case(const char *what, int64_t N, int64_t C, int64_t H, int64_
     free(x), free(g), free(dy), free(dx0), free(dg0), free(dx), free(dg);
 }
 
+/* The scatter's planes are sized for the threads that have a task, not for
+ * every thread: 4 channels of a 280 x 250 image are 9 (group, band) tasks,
+ * so 64 threads take 9 threads' planes (9 x 512 KiB), not 32 MiB; 3 images
+ * of 16 channels at 64 threads are 48 (image, channel) tasks, 48 x 1 MiB of
+ * planes for 128 x 128 images, not 64. */
+static void test_plane_team(void)
+{
+    const int64_t cases[2][4] = {{1, 4, 280, 250}, {3, 16, 128, 128}};
+    const size_t most[2] = {(size_t)9 * 8192 * 64, (size_t)48 * 128 * 128 * 64};
+    for (int ci = 0; ci < 2; ci++) {
+        const int64_t N = cases[ci][0], C = cases[ci][1], H = cases[ci][2], W = cases[ci][3];
+        const int64_t Ho = 16, Wo = 16, nx = N * C * H * W, ng = N * Ho * Wo * 2, ny = N * C * Ho * Wo;
+        float *x = calloc((size_t)nx, 4), *g = calloc((size_t)ng, 4), *dy = calloc((size_t)ny, 4);
+        float *dx = malloc((size_t)nx * 4), *dx1 = malloc((size_t)nx * 4);
+        CHECK(x && g && dy && dx && dx1, "test_plane_team: out of memory");
+        if (x && g && dy && dx && dx1) {
+            for (int64_t i = 0; i < ng; i++)
+                g[i] = (float)(2 * urand() - 1);
+            for (int64_t i = 0; i < ny; i++)
+                dy[i] = (float)(2 * urand() - 1);
+            drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
+            drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
+            drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
+            drs_tensor DX = {DRS_F32, 4, {N, C, H, W}, dx}, DX1 = {DRS_F32, 4, {N, C, H, W}, dx1};
+            drs_set_num_threads(1);
+            CHECK(drs_grid_sample_backward(&DX1, NULL, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
+                      DRS_OK, "%s", drs_last_error());
+            drs_set_num_threads(64);
+            drs_debug_max_allocation(1);
+            CHECK(drs_grid_sample_backward(&DX, NULL, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
+                      DRS_OK, "%s", drs_last_error());
+            const size_t got = drs_debug_max_allocation(1);
+            CHECK(got <= most[ci] + 64, "plane team %d: largest allocation %zu bytes at 64 "
+                  "threads, want <= %zu", ci, got, most[ci] + 64);
+            CHECK(memcmp(dx, dx1, (size_t)nx * 4) == 0, "plane team %d: 64 threads differ", ci);
+        }
+        free(x), free(g), free(dy), free(dx), free(dx1);
+    }
+    drs_set_num_threads(2);
+}
+
 static void test_scheme_alloc_failures(void)
 {
     sweep_case("image tasks (N = 2, 2 threads)", 2, 16, 64, 64, 2);
@@ -1130,6 +1171,7 @@ int main(void)
     test_image_threads();
     test_banded();
     test_scheme_alloc_failures();
+    test_plane_team();
     printf("test_grid_sample: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }
