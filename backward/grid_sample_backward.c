@@ -564,12 +564,12 @@ typedef struct gs_scratch {
 
 static void scratch_free(gs_scratch *s)
 {
-    free(s->tap_off);
-    free(s->tap_w);
+    drs__scratch_put(s->tap_off);
+    drs__scratch_put(s->tap_w);
     free(s->ntap);
     free(s->rowptr);
-    free(s->pt);
-    free(s->w);
+    drs__scratch_put(s->pt);
+    drs__scratch_put(s->w);
     /* the scatter leaves its planes zero (as they came): the next call's
      * clear is skipped */
     if (s->plane_bytes)
@@ -577,7 +577,7 @@ static void scratch_free(gs_scratch *s)
     free(s->hit);
     free(s->bstart);
     free(s->bcnt);
-    free(s->bpts);
+    drs__scratch_put(s->bpts);
 }
 
 /* The taps of the points [p0, p1) of image n, parallel over runs of points. */
@@ -819,16 +819,15 @@ static void gs_bands_build(const drs_gs_plan *p, const gs_scratch *s)
                     cnt[b] = 0;
             for (int64_t q = q0; q < q1; q++) {
                 const int64_t *o = s->tap_off + q * mt;
-                int64_t seen[DRS_GS_MAX_TAPS];
-                int ns = 0;
-                for (int k = 0; k < s->ntap[q]; k++) {
-                    const int64_t b = o[k] / GS_BAND_PIX;
-                    int dup = 0;
-                    for (int u = 0; u < ns && !dup; u++)
-                        dup = seen[u] == b;
-                    if (dup)
-                        continue;
-                    seen[ns++] = b;
+                const int n = s->ntap[q];
+                if (n == 0)
+                    continue;
+                int64_t lo = o[0], hi = o[0];
+                for (int k = 1; k < n; k++) {
+                    lo = o[k] < lo ? o[k] : lo;
+                    hi = o[k] > hi ? o[k] : hi;
+                }
+                for (int64_t b = lo / GS_BAND_PIX; b <= hi / GS_BAND_PIX; b++) {
                     if (pass == 0)
                         cnt[b]++;
                     else
@@ -999,8 +998,11 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
     memset(s, 0, sizeof *s);
     s->threads = threads;
     const int64_t E = Pb * p->max_taps; /* <= GS_BLOCK_ENTRIES (or one point's taps) */
-    s->tap_off = drs__malloc((size_t)E * sizeof(int64_t));
-    s->tap_w = drs__malloc((size_t)E * sizeof(double));
+    /* the tap lists (and the band and transposed lists) through the scratch
+     * cache: kept between calls when large, where glibc maps and faults in
+     * such blocks afresh on some calls */
+    s->tap_off = drs__scratch_get((size_t)E * sizeof(int64_t), 0);
+    s->tap_w = drs__scratch_get((size_t)E * sizeof(double), 0);
     s->ntap = drs__malloc((size_t)Pb * sizeof(int32_t));
     int ok = s->tap_off && s->tap_w && s->ntap;
     if (scatter) {
@@ -1013,7 +1015,7 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
             s->nb = (p->Q + GS_BAND_PIX - 1) / GS_BAND_PIX;
             s->bstart = drs__malloc((size_t)(s->nb + 1) * sizeof(int64_t));
             s->bcnt = drs__malloc((size_t)threads * (size_t)s->nb * sizeof(int64_t));
-            s->bpts = drs__malloc((size_t)E * sizeof(int32_t));
+            s->bpts = drs__scratch_get((size_t)E * sizeof(int32_t), 0);
             ok = ok && s->bstart && s->bcnt && s->bpts;
         }
         if (shared_plane) {
@@ -1026,8 +1028,8 @@ static drs_status gs_scratch_alloc(const drs_gs_plan *p, int64_t Pb, int scatter
             s->hit = drs__malloc((size_t)p->Q);
         ok = ok && s->plane && (!accumulate || s->hit);
     } else {
-        s->pt = drs__malloc((size_t)E * sizeof(int64_t));
-        s->w = drs__malloc((size_t)E * sizeof(double));
+        s->pt = drs__scratch_get((size_t)E * sizeof(int64_t), 0);
+        s->w = drs__scratch_get((size_t)E * sizeof(double), 0);
         if (p->Q < INT64_MAX / 8 - 1)
             s->rowptr = drs__malloc((size_t)(p->Q + 1) * sizeof(int64_t));
         ok = ok && s->pt && s->w && s->rowptr;
