@@ -965,6 +965,26 @@ static void test_f32_matches_f64(void)
            ncases);
 }
 
+/* Forward and data gradient (overwrite) of f64 tensors, then the adjoint
+ * identity <G x, dy> = <x, G^T dy> to rounding. */
+static void check_adjoint(const char *what, int mi, int pad, const drs_grid_sample_attrs *a,
+                          const drs_tensor *X, const drs_tensor *G, drs_tensor *Y,
+                          const drs_tensor *DY, drs_tensor *DX)
+{
+    CHECK(drs_grid_sample_forward(Y, X, G, a) == DRS_OK, "%s", drs_last_error());
+    CHECK(drs_grid_sample_backward(DX, NULL, DY, X, G, a, DRS_GRAD_OVERWRITE) == DRS_OK, "%s",
+          drs_last_error());
+    const int64_t ny = numel(Y), nx = numel(X);
+    const double *y = Y->data, *dy = DY->data, *x = X->data, *dx = DX->data;
+    double lhs = 0, rhs = 0, mag = 0;
+    for (int64_t i = 0; i < ny; i++)
+        lhs += y[i] * dy[i], mag += fabs(y[i] * dy[i]);
+    for (int64_t i = 0; i < nx; i++)
+        rhs += x[i] * dx[i];
+    CHECK(fabs(lhs - rhs) <= 1e-12 * mag, "%s adjoint m=%d p=%d: <Gx,dy> %.17g, <x,G'dy> %.17g",
+          what, mi, pad, lhs, rhs);
+}
+
 /* Large images (more than 65 536 pixels, C >= 4: the banded scatter, pixels
  * in bands with each band's list of points): the f64 data gradient is the
  * forward's adjoint (<G x, dy> = <x, G^T dy> to rounding), the f32 one is the
@@ -1003,16 +1023,7 @@ static void test_banded(void)
         for (int pad = 0; pad < 3; pad++) {
             drs_grid_sample_attrs a = attrs(16, modes[mi], (drs_grid_padding)pad, pad == 2);
             drs_set_num_threads(2);
-            CHECK(drs_grid_sample_forward(&Y, &X, &G, &a) == DRS_OK, "%s", drs_last_error());
-            CHECK(drs_grid_sample_backward(&DX, NULL, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
-                      DRS_OK, "%s", drs_last_error());
-            double lhs = 0, rhs = 0, mag = 0;
-            for (int64_t i = 0; i < ny; i++)
-                lhs += y[i] * dy[i], mag += fabs(y[i] * dy[i]);
-            for (int64_t i = 0; i < nx; i++)
-                rhs += x[i] * dx[i];
-            CHECK(fabs(lhs - rhs) <= 1e-12 * mag, "banded adjoint m=%d p=%d: <Gx,dy> %.17g, "
-                  "<x,G'dy> %.17g", mi, pad, lhs, rhs);
+            check_adjoint("banded", mi, pad, &a, &X, &G, &Y, &DY, &DX);
             for (int t = 0; t < 4; t++) {
                 drs_set_num_threads(threads[t]);
                 CHECK(drs_grid_sample_backward(&DXF, NULL, &DYF, &XF, &GF, &a,
@@ -1131,16 +1142,7 @@ static void test_banded_wide(void)
         for (int mi = 0; mi < 3; mi++)
             for (int pad = 0; pad < 3; pad++) {
                 drs_grid_sample_attrs a = attrs(16, modes[mi], (drs_grid_padding)pad, pad == 1);
-                CHECK(drs_grid_sample_forward(&Y, &X, &G, &a) == DRS_OK, "%s", drs_last_error());
-                CHECK(drs_grid_sample_backward(&DX, NULL, &DY, &X, &G, &a, DRS_GRAD_OVERWRITE) ==
-                          DRS_OK, "%s", drs_last_error());
-                double lhs = 0, rhs = 0, mag = 0;
-                for (int64_t i = 0; i < ny; i++)
-                    lhs += y[i] * dy[i], mag += fabs(y[i] * dy[i]);
-                for (int64_t i = 0; i < nx; i++)
-                    rhs += x[i] * dx[i];
-                CHECK(fabs(lhs - rhs) <= 1e-12 * mag, "wide banded adjoint m=%d p=%d: %.17g vs "
-                      "%.17g", mi, pad, lhs, rhs);
+                check_adjoint("wide banded", mi, pad, &a, &X, &G, &Y, &DY, &DX);
             }
     }
     free(x), free(dx), free(y), free(dy), free(g);
