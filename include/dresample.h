@@ -81,7 +81,7 @@ DRS_API size_t drs_debug_max_allocation(int reset);
 /* The library keeps its large scratch blocks (4 MiB or more: the
  * intermediates of a multi-pass resample, i.e. a 3-D one, one over axes that
  * are not adjacent or on integer data, and its gradients; GridSample's
- * scatter planes) between calls, up to 4 blocks and DRS_SCRATCH_CACHE_MB MiB
+ * backward scratch: scatter planes, tap and band lists) between calls, up to 4 blocks and DRS_SCRATCH_CACHE_MB MiB
  * in all (environment, read once; default 256, 0 keeps none), so that a
  * training loop does not map and fault in fresh pages on every call.
  * drs_scratch_release() frees the blocks kept now (thread-safe, also while
