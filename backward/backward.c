@@ -746,6 +746,27 @@ DEFINE_TILED2_TASK(tiled2_f64, double, w, trow_f64, dot_lanes, row_dots2_f64, vr
  * and pass h's table is monotone; 0 (nothing written) otherwise.  dx may be
  * NULL; g (or NULL): the parameter gradients' row sums into g->part, which
  * also needs every row of dy to lie in some block (else 0). */
+/* Blocks of input rows [bstart[k], bstart[k + 1]) whose dy rows [olo, ohi)
+ * span at most budget rows (at least one input row each): their count, with
+ * bstart[count] = Lh and *maxr the most dy rows a block spans (at least 1). */
+static int64_t tiled2_blocks(int64_t Lh, const int64_t *olo, const int64_t *ohi, int64_t budget,
+                             int64_t *bstart, int64_t *maxr)
+{
+    int64_t nblk = 0;
+    *maxr = 1;
+    for (int64_t i0 = 0; i0 < Lh;) {
+        int64_t i1 = i0 + 1;
+        while (i1 < Lh && ohi[i1] - olo[i0] <= budget)
+            i1++;
+        bstart[nblk++] = i0;
+        if (ohi[i1 - 1] - olo[i0] > *maxr)
+            *maxr = ohi[i1 - 1] - olo[i0];
+        i0 = i1;
+    }
+    bstart[nblk] = Lh;
+    return nblk;
+}
+
 static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_tensor *dx,
                                   const drs_tensor *dy, int accumulate, const tiled2_grad *g,
                                   int *done)
@@ -797,29 +818,14 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
      * smaller blocks, down to 4 tasks per thread.  Each dx row is the same sum
      * of the same T rows whichever block forms it: the blocks change no bit. */
     const int nthr = drs__nthreads();
-    int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
-    int64_t nblk = 0, maxr = 1;
-    for (int pass = 0; pass < 2; pass++) {
-        nblk = 0;
-        maxr = 1;
-        for (int64_t i0 = 0; i0 < Lh;) {
-            int64_t i1 = i0 + 1;
-            while (i1 < Lh && ohi[i1] - olo[i0] <= budget)
-                i1++;
-            bstart[nblk++] = i0;
-            maxr = ohi[i1 - 1] - olo[i0] > maxr ? ohi[i1 - 1] - olo[i0] : maxr;
-            i0 = i1;
-        }
-        const int64_t want = 4 * (int64_t)nthr; /* tasks */
-        if (pass || nthr < 2 || outer * nblk >= want || nblk >= Lh)
-            break;
-        const int64_t per = (want + outer - 1) / outer; /* blocks per plane */
-        const int64_t b2 = Oh / per;
-        if (b2 >= budget)
-            break;
-        budget = b2 > 1 ? b2 : 1;
+    const int64_t budget = ((int64_t)512 << 10) / (int64_t)esz / (rowlen > 0 ? rowlen : 1);
+    int64_t maxr, nblk = tiled2_blocks(Lh, olo, ohi, budget, bstart, &maxr);
+    const int64_t want = 4 * (int64_t)nthr; /* tasks */
+    if (nthr > 1 && outer * nblk < want && nblk < Lh) {
+        const int64_t b2 = Oh / ((want + outer - 1) / outer); /* dy rows per block */
+        if (b2 < budget)
+            nblk = tiled2_blocks(Lh, olo, ohi, b2 > 1 ? b2 : 1, bstart, &maxr);
     }
-    bstart[nblk] = Lh;
     /* per thread: maxr rows of T; with g also D_h x, V, P_h x rows and cd * dy_r */
     int64_t tstride, tbytes;
     if (drs__mul_overflow(maxr, rowlen, &tstride) || drs__mul_overflow(Ow, inner, &tbytes) ||

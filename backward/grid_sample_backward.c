@@ -736,10 +736,36 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t len, int64_t Q), (a
 })
 #define gs_vscatter_T(T) _Generic((T *)0, float *: gs_vscatter_f32, double *: gs_vscatter_f64)
 
+/* The sums of a group of nc channels for len pixels (acc[j][i] -> dxg[i * Q
+ * + j]), acc zeroed for the next group: overwrite stores 0.0 + sum (the
+ * zeroed data_delta plus the sum), accumulate adds the sum to the pixels
+ * that have an entry (hit, indexed like acc). */
+#define GS_STORE_GROUP(T, NAME)                                                                \
+    static void NAME(gs_vsd *acc, T *dxg, int64_t len, int64_t Q, int nc,                      \
+                     const unsigned char *hit, int accumulate)                                 \
+    {                                                                                          \
+        if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                    \
+            gs_vstore8_f32(acc, (float *)(void *)dxg, len, Q);                                 \
+            return;                                                                            \
+        }                                                                                      \
+        for (int64_t j = 0; j < len; j++) {                                                    \
+            const gs_vsd a = acc[j];                                                           \
+            if (!accumulate)                                                                   \
+                for (int i = 0; i < nc; i++)                                                   \
+                    dxg[i * Q + j] = (T)(0.0 + a[i]);                                          \
+            else if (hit[j])                                                                   \
+                for (int i = 0; i < nc; i++)                                                   \
+                    dxg[i * Q + j] = (T)((double)dxg[i * Q + j] + a[i]);                       \
+            acc[j] = (gs_vsd){0.0};                                                            \
+        }                                                                                      \
+    }
+GS_STORE_GROUP(float, gs_store_group_f32)
+GS_STORE_GROUP(double, gs_store_group_f64)
+#define gs_store_group_T(T) _Generic((T *)0, float *: gs_store_group_f32, double *: gs_store_group_f64)
+
 /* One channel group of image n: channels [c0, c0 + nc) scattered through
  * the image's taps (toff, tw, ntap) into acc (zero on entry and on exit),
- * then stored: overwrite stores 0.0 + sum (the zeroed data_delta plus the
- * sum), accumulate adds the sum to the pixels that have an entry (hit). */
+ * then stored (gs_store_group_T). */
 #define GS_SCATTER_GROUP(T, NAME)                                                              \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, int64_t c0, int nc,  \
                      const int64_t *toff, const double *tw, const int32_t *ntap,               \
@@ -747,21 +773,7 @@ DRS_SIMD_FN(gs_vstore8_f32, (gs_vsd *acc, float *dx, int64_t len, int64_t Q), (a
     {                                                                                          \
         const int64_t C = p->C, P = p->P, Q = p->Q;                                            \
         gs_vscatter_T(T)(dy + (n * C + c0) * P, P, nc, toff, tw, ntap, p->max_taps, acc);      \
-        if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                    \
-            gs_vstore8_f32(acc, (float *)(void *)(dx + (n * C + c0) * Q), Q, Q);               \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t j = 0; j < Q; j++) { /* store, and zero for the next group */             \
-            const gs_vsd a = acc[j];                                                           \
-            T *dxj = dx + (n * C + c0) * Q + j;                                                \
-            if (!accumulate)                                                                   \
-                for (int i = 0; i < nc; i++)                                                   \
-                    dxj[i * Q] = (T)(0.0 + a[i]);                                              \
-            else if (hit[j])                                                                   \
-                for (int i = 0; i < nc; i++)                                                   \
-                    dxj[i * Q] = (T)((double)dxj[i * Q] + a[i]);                               \
-            acc[j] = (gs_vsd){0.0};                                                            \
-        }                                                                                      \
+        gs_store_group_T(T)(acc, dx + (n * C + c0) * Q, Q, Q, nc, hit, accumulate);            \
     }
 GS_SCATTER_GROUP(float, gs_scatter_group_f32)
 GS_SCATTER_GROUP(double, gs_scatter_group_f64)
@@ -803,7 +815,9 @@ GS_DATA_SCATTER(double, gs_scatter_f64, gs_scatter_group_f64)
 
 /* The bands' point lists of the image whose taps are in s: a counting sort
  * by band over s->threads chunks of points (in order, so each list
- * ascends), each point listed once per band its taps touch. */
+ * ascends), each point listed once in every band from the lowest to the
+ * highest its taps reach (a band between them with none of its taps gets
+ * nothing from it: the scatter checks each tap's band). */
 static void gs_bands_build(const drs_gs_plan *p, const gs_scratch *s)
 {
     const int64_t P = p->P, nb = s->nb, mt = p->max_taps;
@@ -876,8 +890,7 @@ GS_BSCATTER(double, gs_bscatter_f64)
 #define gs_bscatter_T(T) _Generic((T *)0, float *: gs_bscatter_f32, double *: gs_bscatter_f64)
 
 /* Image n through the bands: tasks (group of GS_VS channels, band), each
- * thread's planes zero on entry and on exit; overwrite stores 0.0 + sum,
- * accumulate adds the sum to the pixels that have an entry. */
+ * thread's planes zero on entry and on exit, stored by gs_store_group_T. */
 #define GS_DATA_BANDED(T, NAME)                                                                \
     static void NAME(const drs_gs_plan *p, const T *dy, T *dx, int64_t n, const gs_scratch *s, \
                      int accumulate)                                                           \
@@ -895,21 +908,8 @@ GS_BSCATTER(double, gs_bscatter_f64)
             gs_bscatter_T(T)(dy + (n * C + c0) * P, P, nc, s->tap_off, s->tap_w, s->ntap,      \
                              p->max_taps, s->bpts, s->bstart[b], s->bstart[b + 1], j0, len,    \
                              acc);                                                             \
-            T *dxg = dx + (n * C + c0) * Q + j0;                                               \
-            if (sizeof(T) == 4 && nc == GS_VS && !accumulate) {                                \
-                gs_vstore8_f32(acc, (float *)(void *)dxg, len, Q);                             \
-                continue;                                                                      \
-            }                                                                                  \
-            for (int64_t j = 0; j < len; j++) { /* store, and zero for the next task */        \
-                const gs_vsd a = acc[j];                                                       \
-                if (!accumulate)                                                               \
-                    for (int i = 0; i < nc; i++)                                               \
-                        dxg[i * Q + j] = (T)(0.0 + a[i]);                                      \
-                else if (s->hit[j0 + j])                                                       \
-                    for (int i = 0; i < nc; i++)                                               \
-                        dxg[i * Q + j] = (T)((double)dxg[i * Q + j] + a[i]);                   \
-                acc[j] = (gs_vsd){0.0};                                                        \
-            }                                                                                  \
+            gs_store_group_T(T)(acc, dx + (n * C + c0) * Q + j0, len, Q, nc,                   \
+                                accumulate ? s->hit + j0 : NULL, accumulate);                  \
         }                                                                                      \
     }
 GS_DATA_BANDED(float, gs_banded_f32)
@@ -1091,6 +1091,8 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
     int scatter = 0, tasks = 0, all = 0, banded = 0;
     const int threads = drs__nthreads();
     int team = threads; /* the scatter's team: no more threads than tasks */
+    int64_t cv = 0;     /* (image, group) tasks: channels per group */
+    size_t tbytes = 0;  /* image tasks: the team's planes, in bytes */
     if (want_dx && p.P > 0) {
         Pb = GS_BLOCK_ENTRIES / p.max_taps;
         if (Pb > p.P)
@@ -1106,8 +1108,9 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
               p.N * p.P <= GS_ALL_ENTRIES / p.max_taps;
         /* planes for as many threads as there are tasks, no more */
         if (all || banded) {
-            const int64_t nt = all ? p.N * ((p.C + gs_all_cv(&p, threads) - 1) /
-                                            gs_all_cv(&p, threads))
+            if (all)
+                cv = gs_all_cv(&p, threads);
+            const int64_t nt = all ? p.N * ((p.C + cv - 1) / cv)
                                    : (p.C + GS_VS - 1) / GS_VS *
                                          ((p.Q + GS_BAND_PIX - 1) / GS_BAND_PIX);
             if (nt < team)
@@ -1117,9 +1120,9 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
             /* one block of planes for the team (kept between calls when large) */
             const size_t tp = (size_t)GS_VS * (size_t)p.Q; /* a thread's planes */
             st = drs__calloc((size_t)threads, sizeof *st);
-            tplanes = st && tp <= SIZE_MAX / sizeof(double) / (size_t)threads
-                          ? drs__scratch_get((size_t)threads * tp * sizeof(double), 1)
-                          : NULL;
+            if (tp <= SIZE_MAX / sizeof(double) / (size_t)threads)
+                tbytes = (size_t)threads * tp * sizeof(double);
+            tplanes = st && tbytes ? drs__scratch_get(tbytes, 1) : NULL;
             if (!st || !tplanes) {
                 free(st);
                 drs__scratch_put_zero(tplanes, 0);
@@ -1131,7 +1134,7 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
                     for (int u = 0; u < t; u++)
                         scratch_free(&st[u]);
                     free(st);
-                    drs__scratch_put_zero(tplanes, (size_t)threads * tp * sizeof(double));
+                    drs__scratch_put_zero(tplanes, tbytes);
                     return s;
                 }
         } else if ((s = gs_scratch_alloc(&p, all ? p.N * p.P : Pb, scatter, banded, team,
@@ -1176,9 +1179,9 @@ drs_status drs_grid_sample_backward(drs_tensor *data_delta, drs_tensor *grid_del
         for (int t = 0; t < threads; t++)
             scratch_free(&st[t]);
         free(st);
-        drs__scratch_put_zero(tplanes, (size_t)threads * GS_VS * (size_t)p.Q * sizeof(double));
+        drs__scratch_put_zero(tplanes, tbytes);
     } else if (want_dx && all) { /* p.P > 0, overwrite; the scatter stores every pixel */
-        sc.cv = gs_all_cv(&p, threads);
+        sc.cv = cv;
         if (keep)
             gs_grid_grad(&p, data, output_delta, grid, grid_delta, accumulate, 0, p.N, &kb);
         else

@@ -173,8 +173,9 @@ void *drs__calloc(size_t n, size_t size)
  * A multi-pass resample (3-D, axes that are not adjacent, integer data, and
  * their gradients) writes its intermediates to one or two blocks of the
  * largest intermediate's size, and GridSample's backward scatters into
- * per-thread planes through lists of taps.  Above glibc's mmap threshold (at most 32 MiB) malloc
- * maps such a block fresh on every call and the first writes fault it in:
+ * per-thread planes through lists of taps.  Above glibc's mmap threshold (at
+ * most 32 MiB) malloc maps such a block fresh on every call and the first
+ * writes fault it in:
  * with glibc's default settings a trilinear 2x backward of 32 MiB
  * intermediates spent about 40 % of its time there.  drs__scratch_put keeps
  * up to DRS_SCRATCH_SLOTS such blocks (4 MiB or more, together at most
