@@ -25,6 +25,19 @@ static double urand(void) /* [0, 1) */
     return (double)(g_seed >> 11) / 9007199254740992.0;
 }
 
+/* a[i] = scale * urand() - shift, in order (float: rounded once) */
+static void fill_f32(float *a, int64_t n, double scale, double shift)
+{
+    for (int64_t i = 0; i < n; i++)
+        a[i] = (float)(scale * urand() - shift);
+}
+
+static void fill_f64(double *a, int64_t n, double scale, double shift)
+{
+    for (int64_t i = 0; i < n; i++)
+        a[i] = scale * urand() - shift;
+}
+
 static drs_grid_sample_attrs attrs(int version, drs_grid_mode m, drs_grid_padding p, int ac)
 {
     drs_grid_sample_attrs a = drs_grid_sample_attrs_default(version);
@@ -792,12 +805,9 @@ static void test_image_threads(void)
     CHECK(x && g && dy && dx && dg && dx1 && dg1 && dxo, "test_image_threads: out of memory");
     if (!(x && g && dy && dx && dg && dx1 && dg1 && dxo))
         return;
-    for (int64_t i = 0; i < nx; i++)
-        x[i] = (float)(2 * urand() - 1);
-    for (int64_t i = 0; i < ng; i++)
-        g[i] = (float)(2.4 * urand() - 1.2);
-    for (int64_t i = 0; i < ny; i++)
-        dy[i] = (float)(2 * urand() - 1);
+    fill_f32(x, nx, 2, 1);
+    fill_f32(g, ng, 2.4, 1.2);
+    fill_f32(dy, ny, 2, 1);
     drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
     drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
     drs_tensor DX = {DRS_F32, 4, {N, C, H, W}, dx}, DG = {DRS_F32, 4, {N, Ho, Wo, 2}, dg};
@@ -1006,12 +1016,15 @@ static void test_banded(void)
     CHECK(ok, "test_banded: out of memory");
     if (!ok)
         return;
+    fill_f32(xf, nx, 2, 1);
+    fill_f32(gf, ng, 2.4, 1.2);
+    fill_f32(dyf, ny, 2, 1);
     for (int64_t i = 0; i < nx; i++)
-        xf[i] = (float)(2 * urand() - 1), x[i] = xf[i];
+        x[i] = xf[i];
     for (int64_t i = 0; i < ng; i++)
-        gf[i] = (float)(2.4 * urand() - 1.2), g[i] = gf[i];
+        g[i] = gf[i];
     for (int64_t i = 0; i < ny; i++)
-        dyf[i] = (float)(2 * urand() - 1), dy[i] = dyf[i];
+        dy[i] = dyf[i];
     drs_tensor X = {DRS_F64, 4, {N, C, H, W}, x}, G = {DRS_F64, 4, {N, Ho, Wo, 2}, g};
     drs_tensor Y = {DRS_F64, 4, {N, C, Ho, Wo}, y}, DY = {DRS_F64, 4, {N, C, Ho, Wo}, dy};
     drs_tensor DX = {DRS_F64, 4, {N, C, H, W}, dx};
@@ -1076,12 +1089,9 @@ static void sweep_case(const char *what, int64_t N, int64_t C, int64_t H, int64_
     const int ok = x && g && dy && dx0 && dg0 && dx && dg;
     CHECK(ok, "%s: out of memory", what);
     if (ok) {
-        for (int64_t i = 0; i < nx; i++)
-            x[i] = (float)(2 * urand() - 1);
-        for (int64_t i = 0; i < ng; i++)
-            g[i] = (float)(2.4 * urand() - 1.2);
-        for (int64_t i = 0; i < ny; i++)
-            dy[i] = (float)(2 * urand() - 1);
+        fill_f32(x, nx, 2, 1);
+        fill_f32(g, ng, 2.4, 1.2);
+        fill_f32(dy, ny, 2, 1);
         drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_BORDER, 0);
         drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
         drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
@@ -1129,12 +1139,9 @@ static void test_banded_wide(void)
     double *dy = malloc((size_t)ny * 8), *g = malloc((size_t)ng * 8);
     CHECK(x && dx && y && dy && g, "test_banded_wide: out of memory");
     if (x && dx && y && dy && g) {
-        for (int64_t i = 0; i < nx; i++)
-            x[i] = 2 * urand() - 1;
-        for (int64_t i = 0; i < ny; i++)
-            dy[i] = 2 * urand() - 1;
-        for (int64_t i = 0; i < ng; i++)
-            g[i] = 2.2 * urand() - 1.1;
+        fill_f64(x, nx, 2, 1);
+        fill_f64(dy, ny, 2, 1);
+        fill_f64(g, ng, 2.2, 1.1);
         drs_tensor X = {DRS_F64, 4, {1, C, H, W}, x}, G = {DRS_F64, 4, {1, Ho, Wo, 2}, g};
         drs_tensor Y = {DRS_F64, 4, {1, C, Ho, Wo}, y}, DY = {DRS_F64, 4, {1, C, Ho, Wo}, dy};
         drs_tensor DX = {DRS_F64, 4, {1, C, H, W}, dx};
@@ -1164,10 +1171,8 @@ static void test_plane_team(void)
         float *dx = malloc((size_t)nx * 4), *dx1 = malloc((size_t)nx * 4);
         CHECK(x && g && dy && dx && dx1, "test_plane_team: out of memory");
         if (x && g && dy && dx && dx1) {
-            for (int64_t i = 0; i < ng; i++)
-                g[i] = (float)(2 * urand() - 1);
-            for (int64_t i = 0; i < ny; i++)
-                dy[i] = (float)(2 * urand() - 1);
+            fill_f32(g, ng, 2, 1);
+            fill_f32(dy, ny, 2, 1);
             drs_grid_sample_attrs a = attrs(9, DRS_GRID_BILINEAR, DRS_GRID_PAD_ZEROS, 0);
             drs_tensor X = {DRS_F32, 4, {N, C, H, W}, x}, G = {DRS_F32, 4, {N, Ho, Wo, 2}, g};
             drs_tensor DY = {DRS_F32, 4, {N, C, Ho, Wo}, dy};
