@@ -1115,6 +1115,8 @@ static void sweep_case(const char *what, int64_t N, int64_t C, int64_t H, int64_
             }
             nomem++;
             CHECK(s == DRS_ERR_NOMEM, "%s: allocation %ld failing gave status %d", what, n, (int)s);
+            CHECK(strstr(drs_last_error(), "out of memory") != NULL, "%s: message '%s'", what,
+                  drs_last_error());
             int untouched = 1;
             for (int64_t i = 0; i < nx; i += 97)
                 untouched &= ((const unsigned char *)dx)[i * 4] == 0xC3;
