@@ -24,7 +24,10 @@ drs_status drs__fail(drs_status s, const char *fmt, ...)
     ;
 void drs__clear_error(void);
 /* Every scratch allocation of the library goes through these (test hook:
- * drs_debug_fail_allocation). */
+ * drs_debug_fail_allocation).  Their blocks start on a 64-byte cache line
+ * (DRS_LINE), so that a 64-byte vector never straddles two lines; free()
+ * them as usual. */
+#define DRS_LINE ((size_t)64)
 void *drs__malloc(size_t n);
 void *drs__calloc(size_t n, size_t size);
 /* Large scratch blocks (status.c): a block of at least n bytes, kept from an

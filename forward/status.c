@@ -152,21 +152,36 @@ static void *drs__advise_large(void *p, size_t n)
     return p;
 }
 
+/* n bytes (at least 1) on a cache line: C11's aligned_alloc takes a size
+ * that is a multiple of the alignment.  glibc's malloc aligns to 16 bytes, so
+ * without this a block's 64-byte vectors straddled two cache lines in three
+ * processes out of four, depending on the heap's state: GridSample's
+ * backward, whose scatter reads and writes 64 bytes per pixel, ran 20 %
+ * slower in them (W8b at one thread: 18 ms on a line, 22 ms 16 bytes off). */
+static void *drs__line_alloc(size_t n)
+{
+    if (n > SIZE_MAX - DRS_LINE)
+        return NULL;
+    return aligned_alloc(DRS_LINE, n ? (n + DRS_LINE - 1) / DRS_LINE * DRS_LINE : DRS_LINE);
+}
+
 void *drs__malloc(size_t n)
 {
     if (n > drs_alloc_max)
         drs_alloc_max = n;
-    return drs__alloc_should_fail() ? NULL : drs__advise_large(malloc(n ? n : 1), n);
+    return drs__alloc_should_fail() ? NULL : drs__advise_large(drs__line_alloc(n), n);
 }
 
 void *drs__calloc(size_t n, size_t size)
 {
     if (size && n <= SIZE_MAX / size && n * size > drs_alloc_max)
         drs_alloc_max = n * size;
-    if (drs__alloc_should_fail())
+    if (drs__alloc_should_fail() || (size && n > SIZE_MAX / size))
         return NULL;
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    return size && n <= SIZE_MAX / size ? drs__advise_large(p, n * size) : p;
+    void *p = drs__line_alloc(n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return drs__advise_large(p, n * size);
 }
 
 /* ---- the scratch cache: large scratch blocks kept between calls ----
@@ -185,7 +200,9 @@ void *drs__calloc(size_t n, size_t size)
  * atomic drs_scratch_size[] beside it says how large its block is, so that
  * the search reads no block it does not own (a size read while another
  * thread fills or empties the slot can be stale: the block's own size, in
- * the 64 bytes before it, is checked once the block is taken, and a block
+ * the 64-byte header before it (size, bytes known zero, the pointer malloc
+ * returned; the block starts on a cache line), is checked once the block is
+ * taken, and a block
  * that turns out too small goes back).  The contents of a reused block are
  * whatever the last call left (zero = 1 clears it; a new block then comes
  * from calloc, whose fresh pages are zero without being touched).  A user
@@ -311,14 +328,27 @@ void *drs__scratch_get(size_t n, int zero)
         }
         drs__scratch_put_zero(q, drs__scratch_zlen(q)); /* too small: back it goes, as it was */
     }
-    if (drs__alloc_should_fail() || n > SIZE_MAX - DRS_SCRATCH_HDR)
+    if (drs__alloc_should_fail() || n > SIZE_MAX - DRS_SCRATCH_HDR - DRS_LINE)
         return NULL;
-    char *b = zero ? calloc(1, n + DRS_SCRATCH_HDR) : malloc(n + DRS_SCRATCH_HDR);
-    if (!b)
+    /* calloc keeps a fresh mapping's lazy zero pages; the block starts on the
+     * first cache line after the header, the raw pointer in the header */
+    char *raw = zero ? calloc(1, n + DRS_SCRATCH_HDR + DRS_LINE)
+                     : malloc(n + DRS_SCRATCH_HDR + DRS_LINE);
+    if (!raw)
         return NULL;
-    memcpy(b, &n, sizeof n);
-    drs__scratch_set_zlen(b + DRS_SCRATCH_HDR, 0);
-    return drs__advise_large(b + DRS_SCRATCH_HDR, n);
+    char *q = raw + DRS_SCRATCH_HDR + (DRS_LINE - (uintptr_t)raw % DRS_LINE) % DRS_LINE;
+    memcpy(q - DRS_SCRATCH_HDR, &n, sizeof n);
+    drs__scratch_set_zlen(q, 0);
+    memcpy(q - DRS_SCRATCH_HDR + 2 * sizeof(size_t), &raw, sizeof raw);
+    return drs__advise_large(q, n);
+}
+
+/* frees a block of the scratch (not kept) */
+static void drs__scratch_free(void *p)
+{
+    void *raw;
+    memcpy(&raw, (const char *)p - DRS_SCRATCH_HDR + 2 * sizeof(size_t), sizeof raw);
+    free(raw);
 }
 
 void drs__scratch_put(void *p) { drs__scratch_put_zero(p, 0); }
@@ -343,7 +373,7 @@ void drs__scratch_put_zero(void *p, size_t nzero)
             }
         atomic_fetch_sub_explicit(&drs_scratch_bytes, c, memory_order_relaxed);
     }
-    free((char *)p - DRS_SCRATCH_HDR);
+    drs__scratch_free(p);
 }
 
 void drs_scratch_release(void)
@@ -351,7 +381,7 @@ void drs_scratch_release(void)
     for (int k = 0; k < DRS_SCRATCH_SLOTS; k++) {
         void *q = drs__scratch_take(k);
         if (q)
-            free((char *)q - DRS_SCRATCH_HDR);
+            drs__scratch_free(q);
     }
 }
 
