@@ -16,6 +16,24 @@
 #include <sys/mman.h>
 #endif
 
+/* AddressSanitizer's manual poisoning, where the build has it */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DRS_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define DRS_ASAN 1
+#endif
+#if defined(DRS_ASAN)
+#include <sanitizer/asan_interface.h>
+#define DRS_ASAN_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define DRS_ASAN_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define DRS_ASAN_POISON(p, n) ((void)(p), (void)(n))
+#define DRS_ASAN_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 static _Thread_local char drs_err_buf[512];
 
 const char *drs_status_str(drs_status s)
@@ -152,17 +170,17 @@ static void *drs__advise_large(void *p, size_t n)
     return p;
 }
 
-/* n bytes (at least 1) on a cache line: C11's aligned_alloc takes a size
- * that is a multiple of the alignment.  glibc's malloc aligns to 16 bytes, so
- * without this a block's 64-byte vectors straddled two cache lines in three
- * processes out of four, depending on the heap's state: GridSample's
- * backward, whose scatter reads and writes 64 bytes per pixel, ran 20 %
- * slower in them (W8b at one thread: 18 ms on a line, 22 ms 16 bytes off). */
+/* n bytes (at least 1) on a cache line (POSIX posix_memalign: exactly n
+ * bytes, so a sanitizer still sees an overrun past them).  glibc's malloc
+ * aligns to 16 bytes, so without this a block's 64-byte vectors straddled two
+ * cache lines in three processes out of four, depending on the heap's state:
+ * GridSample's backward, whose scatter reads and writes 64 bytes per pixel,
+ * ran 20 % slower in them (W8b at one thread: 18 ms on a line, 22 ms 16 bytes
+ * off). */
 static void *drs__line_alloc(size_t n)
 {
-    if (n > SIZE_MAX - DRS_LINE)
-        return NULL;
-    return aligned_alloc(DRS_LINE, n ? (n + DRS_LINE - 1) / DRS_LINE * DRS_LINE : DRS_LINE);
+    void *p = NULL;
+    return posix_memalign(&p, DRS_LINE, n ? n : 1) == 0 ? p : NULL;
 }
 
 void *drs__malloc(size_t n)
@@ -178,10 +196,10 @@ void *drs__calloc(size_t n, size_t size)
         drs_alloc_max = n * size;
     if (drs__alloc_should_fail() || (size && n > SIZE_MAX / size))
         return NULL;
-    void *p = drs__line_alloc(n * size);
-    if (p)
+    void *p = drs__advise_large(drs__line_alloc(n * size), n * size);
+    if (p) /* (after the advice, so that a large block faults in huge pages) */
         memset(p, 0, n * size);
-    return drs__advise_large(p, n * size);
+    return p;
 }
 
 /* ---- the scratch cache: large scratch blocks kept between calls ----
@@ -340,14 +358,19 @@ void *drs__scratch_get(size_t n, int zero)
     memcpy(q - DRS_SCRATCH_HDR, &n, sizeof n);
     drs__scratch_set_zlen(q, 0);
     memcpy(q - DRS_SCRATCH_HDR + 2 * sizeof(size_t), &raw, sizeof raw);
+    /* the slack after the block is off limits under AddressSanitizer, so that
+     * an overrun past n bytes is still reported */
+    DRS_ASAN_POISON(q + n, (size_t)(raw + n + DRS_SCRATCH_HDR + DRS_LINE - (q + n)));
     return drs__advise_large(q, n);
 }
 
 /* frees a block of the scratch (not kept) */
 static void drs__scratch_free(void *p)
 {
-    void *raw;
+    char *raw;
     memcpy(&raw, (const char *)p - DRS_SCRATCH_HDR + 2 * sizeof(size_t), sizeof raw);
+    const size_t n = drs__scratch_cap(p);
+    DRS_ASAN_UNPOISON((char *)p + n, (size_t)(raw + n + DRS_SCRATCH_HDR + DRS_LINE - ((char *)p + n)));
     free(raw);
 }
 
