@@ -400,6 +400,7 @@ typedef struct tiled2_grad {
     const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
     const void *cdk;              /* E^T periodic: cd of the interior by tap (tvrow_per2) */
+    int cdk_unit;                 /* 1: cdk holds cv[k] * cd (every interior tap weight -1, 0, 1) */
     const void *x;
     double *part;                 /* two per row of dy */
     double evh;
@@ -574,23 +575,27 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
  * in the same order), so both have the bits of the two separate calls.  In
  * the interior, tap k of input j0 + t reads cd[o0 + 2t + k] as cdk[k * nin + t]
  * (tiled2_grad), a unit-stride load. */
-#define TVROW_PER2_LOOP(A, NT)                                                                 \
+#define TVROW_PER2_LOOP(A, NT, VTERM)                                                          \
     for (int64_t t = 0; t < nin; t++) {                                                        \
         const A *s = s0 + 2 * t;                                                               \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += cv[k] * (cdk[k * nin + t] * s[k]);                                           \
+            av += VTERM;                                                                       \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
     }
+/* V's term: cv[k] * (cd * s); with unit (every cv[k] -1, 0 or 1) cdk holds
+ * cv[k] * cd, and (cv[k] * cd) * s is the same number with a multiply less */
+#define TV_TERM (cv[k] * (cdk[k * nin + t] * s[k]))
+#define TV_TERM_UNIT (cdk[k * nin + t] * s[k])
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *cdk, const A *g, A *restrict T,                         \
+                 const A *cd, const A *cdk, int unit, const A *g, A *restrict T,               \
                  A *restrict V),                                                               \
-                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
+                (tt, Wt, tv, Wv, cd, cdk, unit, g, T, V), {                                    \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
@@ -614,12 +619,18 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             ct[k] = Wt[e0 + k];                                                                \
             cv[k] = Wv[ev0 + k];                                                               \
         }                                                                                      \
-        if (tt->un == 2)                                                                       \
-            TVROW_PER2_LOOP(A, 2)                                                              \
+        if (unit && tt->un == 2)                                                               \
+            TVROW_PER2_LOOP(A, 2, TV_TERM_UNIT)                                                \
+        else if (unit && tt->un == 4)                                                          \
+            TVROW_PER2_LOOP(A, 4, TV_TERM_UNIT)                                                \
+        else if (unit)                                                                         \
+            TVROW_PER2_LOOP(A, 8, TV_TERM_UNIT)                                                \
+        else if (tt->un == 2)                                                                  \
+            TVROW_PER2_LOOP(A, 2, TV_TERM)                                                     \
         else if (tt->un == 4)                                                                  \
-            TVROW_PER2_LOOP(A, 4)                                                              \
+            TVROW_PER2_LOOP(A, 4, TV_TERM)                                                     \
         else                                                                                   \
-            TVROW_PER2_LOOP(A, 8)                                                              \
+            TVROW_PER2_LOOP(A, 8, TV_TERM)                                                     \
     })
 DEFINE_TVROW_PER2(tvrow_per2_f32, float)
 DEFINE_TVROW_PER2(tvrow_per2_f64, double)
@@ -712,7 +723,8 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
                     drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));          \
                 if (tvf && oh >= own0)                                                         \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
-                          (const A *)G->cdk, g + oh * glen, buf + (oh - r0) * inner, V);       \
+                          (const A *)G->cdk, G->cdk_unit, g + oh * glen, buf + (oh - r0) * inner, \
+                          V);                                                                  \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
                          buf + (oh - r0) * inner, c->inner, 0);                                \
@@ -1482,14 +1494,28 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             const size_t esz = f32 ? sizeof(float) : sizeof(double);
             if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
                 goto nomem;
-            for (int k = 0; k < ttwd.un; k++)
+            /* every interior tap weight -1, 0 or 1 (linear): cdk holds cv[k] * cd, which
+             * tvrow_per2 multiplies by dy once instead of twice, for the same bits */
+            const int64_t ev0 = ttwd.off[ttwd.j0];
+            int unit = 1;
+            for (int k = 0; k < ttwd.un; k++) {
+                const double v = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
+                unit &= v == -1.0 || v == 0.0 || v == 1.0;
+            }
+            for (int k = 0; k < ttwd.un; k++) {
+                const double v = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
                 for (int64_t t = 0; t < nin; t++) {
-                    if (f32)
-                        ((float *)cdk)[k * nin + t] = (float)cd[o0 + 2 * t + k];
-                    else
-                        ((double *)cdk)[k * nin + t] = cd[o0 + 2 * t + k];
+                    if (f32) {
+                        const float c = (float)cd[o0 + 2 * t + k];
+                        ((float *)cdk)[k * nin + t] = unit ? (float)v * c : c;
+                    } else {
+                        const double c = cd[o0 + 2 * t + k];
+                        ((double *)cdk)[k * nin + t] = unit ? v * c : c;
+                    }
                 }
+            }
             G.cdk = cdk;
+            G.cdk_unit = unit;
         }
     }
     G.dwh = dwh;
