@@ -1497,13 +1497,14 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             /* every interior tap weight -1, 0 or 1 (linear): cdk holds cv[k] * cd, which
              * tvrow_per2 multiplies by dy once instead of twice, for the same bits */
             const int64_t ev0 = ttwd.off[ttwd.j0];
+            double cv[8]; /* the interior's tap weights, as tvrow_per2 reads them */
             int unit = 1;
             for (int k = 0; k < ttwd.un; k++) {
-                const double v = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
-                unit &= v == -1.0 || v == 0.0 || v == 1.0;
+                cv[k] = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
+                unit &= cv[k] == -1.0 || cv[k] == 0.0 || cv[k] == 1.0;
             }
             for (int k = 0; k < ttwd.un; k++) {
-                const double v = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
+                const double v = cv[k];
                 for (int64_t t = 0; t < nin; t++) {
                     if (f32) {
                         const float c = (float)cd[o0 + 2 * t + k];

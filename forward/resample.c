@@ -50,10 +50,10 @@ static size_t far_from_rows(size_t R, int n)
 }
 
 /* Thread tid's slot in a block of slots `size` bytes apart (a multiple of
- * 64) allocated with 64 bytes to spare: its first line-aligned byte. */
+ * 64; the block, from drs__malloc, starts on a line, so every slot does). */
 static void *thread_slot(char *block, size_t size, int64_t tid)
 {
-    return block + (line_round((uintptr_t)block) - (uintptr_t)block) + (size_t)tid * size;
+    return block + (size_t)tid * size;
 }
 
 /* The tap count (1..4) of the longest run of outputs around the middle of t
@@ -833,10 +833,9 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
             innerw *= p->out_shape[i];
         /* per thread: a row (and an output row) with 4 KiB to spare, so that
-         * each row can sit at the page offset drs__place() picks; 64 more bytes
-         * align the first */
+         * each row can sit at the page offset drs__place() picks */
         tslot = line_round((size_t)rowlen * esz) + 4096;
-        rowbufs = drs__malloc((size_t)nthr * tslot + 64);
+        rowbufs = drs__malloc((size_t)nthr * tslot);
         if (!rowbufs) {
             st = drs__fail(DRS_ERR_NOMEM, "%s: out of memory (row buffers)", p->op);
             goto done_free;
@@ -846,7 +845,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
          * rows streamed as a whole or long rows split in chunks (inner > 1) */
         if (stream && (stream_rows || innerw > 1) && orowlen <= ((int64_t)1 << 18)) {
             oslot = line_round((size_t)orowlen * esz) + 4096;
-            obufs = drs__malloc((size_t)nthr * oslot + 64);
+            obufs = drs__malloc((size_t)nthr * oslot);
         }
     }
     for (int i = 0; i < 2 && i < nmid && maxmid > 0; i++) {

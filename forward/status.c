@@ -262,6 +262,21 @@ static void drs__scratch_set_zlen(void *p, size_t z)
     memcpy((char *)p - DRS_SCRATCH_HDR + sizeof(size_t), &z, sizeof z);
 }
 
+/* the pointer malloc returned for a block (the header's third word) */
+static char *drs__scratch_raw(const void *p)
+{
+    char *raw;
+    memcpy(&raw, (const char *)p - DRS_SCRATCH_HDR + 2 * sizeof(size_t), sizeof raw);
+    return raw;
+}
+
+/* the bytes malloc gave beyond a block's end (its alignment slack) */
+static size_t drs__scratch_slack(const void *p)
+{
+    const size_t n = drs__scratch_cap(p);
+    return (size_t)(drs__scratch_raw(p) + n + DRS_SCRATCH_HDR + DRS_LINE - ((const char *)p + n));
+}
+
 /* memset(p, 0, n), split over the library's threads when n is large (and
  * this is not already a thread of a parallel region) */
 static void drs__clear(void *p, size_t n)
@@ -360,18 +375,15 @@ void *drs__scratch_get(size_t n, int zero)
     memcpy(q - DRS_SCRATCH_HDR + 2 * sizeof(size_t), &raw, sizeof raw);
     /* the slack after the block is off limits under AddressSanitizer, so that
      * an overrun past n bytes is still reported */
-    DRS_ASAN_POISON(q + n, (size_t)(raw + n + DRS_SCRATCH_HDR + DRS_LINE - (q + n)));
+    DRS_ASAN_POISON(q + n, drs__scratch_slack(q));
     return drs__advise_large(q, n);
 }
 
 /* frees a block of the scratch (not kept) */
 static void drs__scratch_free(void *p)
 {
-    char *raw;
-    memcpy(&raw, (const char *)p - DRS_SCRATCH_HDR + 2 * sizeof(size_t), sizeof raw);
-    const size_t n = drs__scratch_cap(p);
-    DRS_ASAN_UNPOISON((char *)p + n, (size_t)(raw + n + DRS_SCRATCH_HDR + DRS_LINE - ((char *)p + n)));
-    free(raw);
+    DRS_ASAN_UNPOISON((char *)p + drs__scratch_cap(p), drs__scratch_slack(p));
+    free(drs__scratch_raw(p));
 }
 
 void drs__scratch_put(void *p) { drs__scratch_put_zero(p, 0); }
