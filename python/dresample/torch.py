@@ -130,10 +130,18 @@ _TORCH_OF = {np.dtype(k): v for k, v in ((np.float32, torch.float32), (np.float6
 
 
 def _talloc(shape, dtype):
-    """A new output from torch's own allocator (torch.empty), as the NumPy view
-    the library writes into: the wrappers' outputs and gradients are ordinary
-    torch storage, allocated (and reused) as PyTorch's own ops' outputs are."""
-    return torch.empty(shape, dtype=_TORCH_OF[np.dtype(dtype)], device="cpu").numpy()
+    """A new output as the NumPy view the library writes into: from torch's own
+    allocator (torch.empty), so that the wrappers' outputs and gradients are
+    ordinary torch storage, allocated (and reused) as PyTorch's own ops'
+    outputs are; those of 2 MiB or more in a 2 MiB-aligned block of their own
+    advised as huge pages (dresample._huge), as PyTorch >= 2.2 allocates them
+    with THP_MEM_ALLOC_ENABLE=1, whatever the PyTorch version and setting
+    (their storage is then not resizable)."""
+    dtype = np.dtype(dtype)
+    n = (shape if isinstance(shape, int) else math.prod(shape)) * dtype.itemsize
+    if n >= _d._HUGE_MIN:
+        return _d._huge(shape, dtype, n)
+    return torch.empty(shape, dtype=_TORCH_OF[dtype], device="cpu").numpy()
 
 
 def _call(fn, *args, **kw):

@@ -23,7 +23,11 @@
 
 #include "dresample.h"
 
+#include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define MAX_LIST (2 * DRS_MAX_RANK) /* the longest 1-D input: a Resize roi */
 
@@ -877,6 +881,89 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
     return PyLong_FromLong(drs_get_num_threads());
 }
 
+/* ------------------------------------------------------- large outputs */
+
+/* A block of memory for one large output (2 MiB or more), exported through
+ * the buffer protocol (writable bytes): the package views it as a NumPy array
+ * (numpy.frombuffer), which keeps the block alive, and the block frees its
+ * memory when the last view goes.  It is allocated as PyTorch >= 2.2 allocates
+ * its large tensors with THP_MEM_ALLOC_ENABLE=1: its start on a 2 MiB
+ * boundary and, on Linux, advised as huge pages before its first touch
+ * (DRS_HUGEPAGES=0 leaves the advice out, as it does for the library's own
+ * blocks).  A heap block instead starts wherever the heap has room (glibc: 16
+ * bytes past a boundary of 64), so an output's 2 MiB pages, and its place
+ * relative to the inputs' pages, change from call to call. */
+#define HUGE_ALIGN ((size_t)2 << 20)
+
+typedef struct {
+    PyObject_HEAD
+    void *p;
+    Py_ssize_t n;
+} HugeBlock;
+
+static int huge_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    HugeBlock *b = (HugeBlock *)self;
+    return PyBuffer_FillInfo(view, self, b->p, b->n, 0, flags);
+}
+
+static void huge_dealloc(PyObject *self)
+{
+    free(((HugeBlock *)self)->p);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyBufferProcs huge_as_buffer = {huge_getbuffer, NULL};
+
+static PyTypeObject HugeBlockType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "dresample._core.HugeBlock",
+    .tp_basicsize = sizeof(HugeBlock),
+    .tp_dealloc = huge_dealloc,
+    .tp_as_buffer = &huge_as_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Memory of one large output (2 MiB-aligned; a buffer of writable bytes).",
+};
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+static int huge_advice_on(void)
+{
+    static int on = -1; /* read once (under the GIL) */
+    if (on < 0) {
+        const char *e = getenv("DRS_HUGEPAGES");
+        on = !(e && !strcmp(e, "0"));
+    }
+    return on;
+}
+#endif
+
+/* huge_block(nbytes) -> HugeBlock of nbytes (> 0) uninitialised bytes */
+static PyObject *py_huge_block(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n <= 0) {
+        PyErr_Format(PyExc_ValueError, "huge_block: nbytes must be positive, got %zd", n);
+        return NULL;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, HUGE_ALIGN, (size_t)n) != 0 || !p)
+        return PyErr_NoMemory();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (huge_advice_on())
+        (void)madvise(p, (size_t)n, MADV_HUGEPAGE); /* advice only: its failure changes nothing */
+#endif
+    HugeBlock *b = PyObject_New(HugeBlock, &HugeBlockType);
+    if (!b) {
+        free(p);
+        return NULL;
+    }
+    b->p = p;
+    b->n = n;
+    return (PyObject *)b;
+}
+
 static PyObject *py_scratch_release(PyObject *self, PyObject *unused)
 {
     (void)self;
@@ -931,6 +1018,7 @@ static PyMethodDef core_methods[] = {
     {"simd_variant", py_simd_variant, METH_NOARGS, NULL},
     {"scratch_release", py_scratch_release, METH_NOARGS, NULL},
     {"scratch_held", py_scratch_held, METH_NOARGS, NULL},
+    {"huge_block", py_huge_block, METH_O, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef core_module = {
@@ -940,6 +1028,8 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
+    if (PyType_Ready(&HugeBlockType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&core_module);
     if (!m)
         return NULL;

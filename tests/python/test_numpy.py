@@ -5,9 +5,12 @@
 # parsing), against hand-derived values (outputs, data/scales/roi/grid
 # gradients), errors (the library's message, the CLI's message, inputs left
 # untouched), thread-count equality, dtypes and input conversion.
+import gc
 import importlib.metadata
 import os
 import re
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -410,6 +413,73 @@ def test_allocation_failure_raises_memory_error():
     assert e.value.status == "out of memory" and str(e.value)
     assert same_bits(X, keep)
     assert same_bits(dr.resize(X, scales=[1, 1, 1.5, 2], mode="cubic"), ref)
+
+
+def _vm_flags(addr):
+    """The VmFlags of the mapping that holds addr (Linux /proc/self/smaps)."""
+    inside = False
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                lo, hi = (int(v, 16) for v in head.split("-"))
+                inside = lo <= addr < hi
+            elif inside and head == "VmFlags:":
+                return line.split()[1:]
+    return None
+
+
+def test_large_outputs_in_aligned_blocks():
+    # outputs of 2 MiB or more start on a 2 MiB boundary, in a block of their
+    # own that lives as long as any view of it; smaller ones keep NumPy's
+    # allocation (64-byte aligned from 64 KiB on); the values do not depend on it
+    X = rand((1, 2, 512, 512), np.float64)          # 4 MiB; out 16 MiB
+    y = dr.resize(X, scales=[1, 1, 2, 2], mode="linear")
+    assert y.ctypes.data % (2 << 20) == 0 and y.flags.writeable and y.flags.c_contiguous
+    dr._local.alloc = np.empty                      # the same call into a NumPy array
+    try:
+        ref = dr.resize(X, scales=[1, 1, 2, 2], mode="linear")
+    finally:
+        dr._local.alloc = None
+    assert same_bits(y, ref)
+    g = dr.resize_backward(X, y, scales=[1, 1, 2, 2], mode="linear")["X_delta"]
+    assert g.ctypes.data % (2 << 20) == 0 and g.shape == X.shape
+    part = y[0, 1, 1000:]                           # a view outlives the array
+    keep = part.copy()
+    del y, g
+    gc.collect()
+    for _ in range(3):                              # reuse whatever was freed
+        dr.resize(X, scales=[1, 1, 2, 2], mode="linear").fill(7.0)
+    assert same_bits(part, keep)
+    small = dr.resize(rand((1, 1, 8, 8)), scales=[1, 1, 2, 2])
+    assert small.base is None                       # NumPy's own array below 64 KiB
+    if os.path.exists("/proc/self/smaps") and os.environ.get("DRS_HUGEPAGES") != "0":
+        z = dr.resize(X, scales=[1, 1, 2, 2], mode="nearest")
+        flags = _vm_flags(z.ctypes.data)
+        assert flags is not None and "hg" in flags, flags  # advised MADV_HUGEPAGE
+        # DRS_HUGEPAGES=0 leaves the advice out (a fresh process: the block is
+        # mapped on its own, above glibc's mmap threshold)
+        code = ("import sys; sys.path.insert(0, %r); import test_numpy as t, dresample as d; "
+                "b = d._core.huge_block(64 << 20); import numpy as np; "
+                "a = np.frombuffer(b, np.uint8); print(' '.join(t._vm_flags(a.ctypes.data)))"
+                % os.path.dirname(os.path.abspath(__file__)))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        for setting, want in (("0", False), ("1", True)):
+            env["DRS_HUGEPAGES"] = setting
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, check=True).stdout.split()
+            assert ("hg" in out) == want, (setting, out)
+
+
+def test_huge_block_errors():
+    with pytest.raises(ValueError, match="nbytes must be positive, got 0"):
+        dr._core.huge_block(0)
+    with pytest.raises(ValueError, match="got -5"):
+        dr._core.huge_block(-5)
+    with pytest.raises(MemoryError):
+        dr._core.huge_block(1 << 62)
+    with pytest.raises(TypeError):
+        dr._core.huge_block("8")
 
 
 def test_error_types_and_messages():

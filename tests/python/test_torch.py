@@ -95,6 +95,36 @@ def test_outputs_from_torch_allocator():
     assert all(p % 64 == 0 for p in ptrs), [p % 64 for p in ptrs]
 
 
+def test_large_outputs_aligned_and_exact():
+    # outputs and gradients of 2 MiB or more start on a 2 MiB boundary (a block
+    # of their own, whatever the PyTorch version), match PyTorch's, and live
+    # on through autograd and views
+    x = rnd(1, 3, 256, 512, seed=4, dtype=torch.float32).requires_grad_()   # 1.5 MiB
+    xr = x.detach().clone().requires_grad_()
+    y = dt.interpolate(x, scale_factor=2.0, mode="bilinear", align_corners=False)  # 6 MiB
+    yr = F.interpolate(xr, scale_factor=2.0, mode="bilinear", align_corners=False)
+    assert y.data_ptr() % (2 << 20) == 0 and y.is_contiguous() and y.storage_offset() == 0
+    close(y, yr, 1e-5)
+    dy = rnd(*y.shape, seed=5, dtype=torch.float32)
+    y.backward(dy)
+    yr.backward(dy)
+    close(x.grad, xr.grad, 1e-5)
+    x2 = rnd(1, 4, 512, 256, seed=6, dtype=torch.float32).requires_grad_()  # 2 MiB
+    g = rnd(1, 300, 400, 2, seed=7, dtype=torch.float32)
+    z = dt.grid_sample(x2, g, mode="bilinear", align_corners=False)          # 1.8 MiB
+    (gx,) = torch.autograd.grad(z.sum(), x2)
+    assert gx.data_ptr() % (2 << 20) == 0
+    close(gx, torch.autograd.grad(F.grid_sample(x2, g, mode="bilinear",
+                                                align_corners=False).sum(), x2)[0], 1e-4)
+    tail = y.detach()[0, 2, 400:]
+    keep = tail.clone()
+    del y, yr
+    for _ in range(3):
+        with torch.no_grad():
+            dt.interpolate(x, scale_factor=2.0, mode="bilinear").fill_(7.0)
+    assert torch.equal(tail, keep)
+
+
 @pytest.mark.skipif(not hasattr(torch, "set_default_device"),
                     reason="PyTorch < 2.0 has no default device")
 def test_cpu_tensors_under_another_default_device():
