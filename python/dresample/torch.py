@@ -138,10 +138,11 @@ def _talloc(shape, dtype):
     with THP_MEM_ALLOC_ENABLE=1, whatever the PyTorch version and setting
     (their storage is then not resizable)."""
     dtype = np.dtype(dtype)
+    tdtype = _TORCH_OF[dtype]
     n = (shape if isinstance(shape, int) else math.prod(shape)) * dtype.itemsize
     if n >= _d._HUGE_MIN:
         return _d._huge(shape, dtype, n)
-    return torch.empty(shape, dtype=_TORCH_OF[dtype], device="cpu").numpy()
+    return torch.empty(shape, dtype=tdtype, device="cpu").numpy()
 
 
 def _call(fn, *args, **kw):

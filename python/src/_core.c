@@ -23,6 +23,8 @@
 
 #include "dresample.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__linux__)
@@ -888,9 +890,9 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
  * (numpy.frombuffer), which keeps the block alive, and the block frees its
  * memory when the last view goes.  It is allocated as PyTorch >= 2.2 allocates
  * its large tensors with THP_MEM_ALLOC_ENABLE=1: its start on a 2 MiB
- * boundary and, on Linux, advised as huge pages before its first touch
- * (DRS_HUGEPAGES=0 leaves the advice out, as it does for the library's own
- * blocks).  A heap block instead starts wherever the heap has room (glibc: 16
+ * boundary and, on Linux, its whole 2 MiB pages advised as huge pages before
+ * the first touch (DRS_HUGEPAGES=0 leaves the advice out, as it does for the
+ * library's own blocks).  tracemalloc sees it in NumPy's domain.  A heap block instead starts wherever the heap has room (glibc: 16
  * bytes past a boundary of 64), so an output's 2 MiB pages, and its place
  * relative to the inputs' pages, change from call to call. */
 #define HUGE_ALIGN ((size_t)2 << 20)
@@ -907,8 +909,14 @@ static int huge_getbuffer(PyObject *self, Py_buffer *view, int flags)
     return PyBuffer_FillInfo(view, self, b->p, b->n, 0, flags);
 }
 
+/* NumPy's tracemalloc domain (numpy/core/include/numpy/ndarraytypes.h,
+ * NPY_TRACE_DOMAIN): a block is an array's data, and tracemalloc counts it as
+ * NumPy counts the arrays it allocates itself */
+#define HUGE_TRACE_DOMAIN 389047
+
 static void huge_dealloc(PyObject *self)
 {
+    (void)PyTraceMalloc_Untrack(HUGE_TRACE_DOMAIN, (uintptr_t)((HugeBlock *)self)->p);
     free(((HugeBlock *)self)->p);
     Py_TYPE(self)->tp_free(self);
 }
@@ -927,12 +935,14 @@ static PyTypeObject HugeBlockType = {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 static int huge_advice_on(void)
 {
-    static int on = -1; /* read once (under the GIL) */
-    if (on < 0) {
+    static _Atomic int on = -1; /* DRS_HUGEPAGES=0 (read once) turns the advice off */
+    int o = atomic_load_explicit(&on, memory_order_relaxed);
+    if (o < 0) {
         const char *e = getenv("DRS_HUGEPAGES");
-        on = !(e && !strcmp(e, "0"));
+        o = !(e && !strcmp(e, "0"));
+        atomic_store_explicit(&on, o, memory_order_relaxed);
     }
-    return on;
+    return o;
 }
 #endif
 
@@ -951,8 +961,10 @@ static PyObject *py_huge_block(PyObject *self, PyObject *arg)
     if (posix_memalign(&p, HUGE_ALIGN, (size_t)n) != 0 || !p)
         return PyErr_NoMemory();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* the whole 2 MiB pages of the block, as the library advises its own large
+     * blocks: advice only, its failure changes nothing */
     if (huge_advice_on())
-        (void)madvise(p, (size_t)n, MADV_HUGEPAGE); /* advice only: its failure changes nothing */
+        (void)madvise(p, (size_t)n & ~(HUGE_ALIGN - 1), MADV_HUGEPAGE);
 #endif
     HugeBlock *b = PyObject_New(HugeBlock, &HugeBlockType);
     if (!b) {
@@ -961,6 +973,7 @@ static PyObject *py_huge_block(PyObject *self, PyObject *arg)
     }
     b->p = p;
     b->n = n;
+    (void)PyTraceMalloc_Track(HUGE_TRACE_DOMAIN, (uintptr_t)p, (size_t)n);
     return (PyObject *)b;
 }
 

@@ -453,22 +453,52 @@ def test_large_outputs_in_aligned_blocks():
     assert same_bits(part, keep)
     small = dr.resize(rand((1, 1, 8, 8)), scales=[1, 1, 2, 2])
     assert small.base is None                       # NumPy's own array below 64 KiB
-    if os.path.exists("/proc/self/smaps") and os.environ.get("DRS_HUGEPAGES") != "0":
-        z = dr.resize(X, scales=[1, 1, 2, 2], mode="nearest")
-        flags = _vm_flags(z.ctypes.data)
-        assert flags is not None and "hg" in flags, flags  # advised MADV_HUGEPAGE
-        # DRS_HUGEPAGES=0 leaves the advice out (a fresh process: the block is
-        # mapped on its own, above glibc's mmap threshold)
-        code = ("import sys; sys.path.insert(0, %r); import test_numpy as t, dresample as d; "
-                "b = d._core.huge_block(64 << 20); import numpy as np; "
-                "a = np.frombuffer(b, np.uint8); print(' '.join(t._vm_flags(a.ctypes.data)))"
-                % os.path.dirname(os.path.abspath(__file__)))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
-        for setting, want in (("0", False), ("1", True)):
-            env["DRS_HUGEPAGES"] = setting
-            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                 text=True, check=True).stdout.split()
-            assert ("hg" in out) == want, (setting, out)
+
+
+def _thp_available():
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            return "[never]" not in f.read()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not (os.path.exists("/proc/self/smaps") and _thp_available()),
+                    reason="no transparent huge pages (Linux /proc/self/smaps and "
+                    "/sys/kernel/mm/transparent_hugepage) here")
+def test_large_outputs_advised_huge():
+    # a block's whole 2 MiB pages carry MADV_HUGEPAGE ("hg" in its mapping's
+    # VmFlags), and DRS_HUGEPAGES=0 leaves the advice out: each in a fresh
+    # process whose 64 MiB block is mapped on its own (above glibc's mmap
+    # threshold, no MALLOC_ settings), so no other advice covers it
+    code = ("import sys; sys.path.insert(0, %r); import test_numpy as t, dresample as d; "
+            "b = d._core.huge_block(64 << 20); import numpy as np; "
+            "a = np.frombuffer(b, np.uint8); print(' '.join(t._vm_flags(a.ctypes.data)))"
+            % os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    env.pop("GLIBC_TUNABLES", None)
+    for setting, want in (("0", False), ("1", True)):
+        env["DRS_HUGEPAGES"] = setting
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert ("hg" in out) == want, (setting, out)
+
+
+def test_large_outputs_traced():
+    # tracemalloc counts a block (NumPy's domain) while an array views it
+    import tracemalloc
+    X = rand((1, 2, 512, 512), np.float32)          # out 8 MiB
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        y = dr.resize(X, scales=[1, 1, 2, 2], mode="linear")
+        held = tracemalloc.get_traced_memory()[0] - before
+        del y
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held >= 8 << 20 and after < 1 << 20, (held, after)
 
 
 def test_huge_block_errors():
