@@ -41,7 +41,16 @@ def _huge(shape, dtype, n):
     (_core.huge_block): 2 MiB-aligned and advised as huge pages, as PyTorch
     >= 2.2 allocates its large tensors with THP_MEM_ALLOC_ENABLE=1.  The array
     keeps the block alive; the block's memory is freed with the last view."""
-    return _np.frombuffer(_core.huge_block(n), dtype, n // dtype.itemsize).reshape(shape)
+    try:
+        block = _core.huge_block(n)
+    except MemoryError:
+        raise MemoryError(f"dresample: cannot allocate an output of shape {_shape_str(shape)} "
+                          f"and dtype {dtype} ({n} bytes)") from None
+    return _np.frombuffer(block, dtype, n // dtype.itemsize).reshape(shape)
+
+
+def _shape_str(shape):
+    return "[" + ", ".join(str(int(d)) for d in ((shape,) if isinstance(shape, int) else shape)) + "]"
 
 
 def _empty(shape, dtype):

@@ -958,8 +958,10 @@ static PyObject *py_huge_block(PyObject *self, PyObject *arg)
         return NULL;
     }
     void *p = NULL;
-    if (posix_memalign(&p, HUGE_ALIGN, (size_t)n) != 0 || !p)
-        return PyErr_NoMemory();
+    if (posix_memalign(&p, HUGE_ALIGN, (size_t)n) != 0 || !p) {
+        PyErr_Format(PyExc_MemoryError, "huge_block: cannot allocate %zd bytes", n);
+        return NULL;
+    }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     /* the whole 2 MiB pages of the block, as the library advises its own large
      * blocks: advice only, its failure changes nothing */
