@@ -16,9 +16,13 @@ trap 'rm -rf "$tmp"' EXIT
 "$tmp/tools/bin/pip" install -q --disable-pip-version-check build
 "$tmp/tools/bin/python" -m build --sdist -o "$tmp/dist" . | tail -1
 sdist="$(ls "$tmp"/dist/dresample-*.tar.gz)"
-echo "ci_sdist: $(basename "$sdist"), $(tar tzf "$sdist" | wc -l) files, $(du -k "$sdist" | cut -f1) KiB"
+echo "ci_sdist: $(basename "$sdist"), $(tar tzf "$sdist" | wc -l) files," \
+     "$(du -k "$sdist" | cut -f1) KiB"
 "$PY" -m venv "$tmp/user"
 "$tmp/user/bin/pip" install -q --disable-pip-version-check "$sdist" pytest
-"$tmp/user/bin/python" -c "import dresample, numpy; print('ci_sdist: dresample', dresample.__version__, 'numpy', numpy.__version__, dresample.simd_variant())"
+"$tmp/user/bin/python" -c "import dresample, numpy
+print('ci_sdist: dresample', dresample.__version__, 'numpy', numpy.__version__,
+      dresample.simd_variant())"
 cd tests/python
-env -u DRESAMPLE_CLI "$tmp/user/bin/python" -m pytest -q -p no:cacheprovider test_numpy.py test_docs.py
+env -u DRESAMPLE_CLI "$tmp/user/bin/python" -m pytest -q -p no:cacheprovider \
+  test_numpy.py test_docs.py test_api_fuzz.py

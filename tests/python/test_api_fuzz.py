@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: MIT
-"""Random calls of the whole NumPy API, valid and hostile alike (shapes with
-zero or one-element axes, every attribute value and some unknown ones, scales
-0 / negative / NaN / inf / 1e20, sizes past 2^62, roi NaN, grids with NaN,
-inf and 1e30, wrong dtypes, byte-swapped and non-contiguous arrays, lists,
-scalars, None), in a child process: every call must return arrays of the
-documented shapes or raise ValueError, TypeError or MemoryError with a
-message, and never kill the process.  DRS_PY_FUZZ_SECONDS (default 8) and
-DRS_PY_FUZZ_SEED (default: the day's) set the budget and the seed; a failure
-prints the seed and the call to replay."""
+"""Random calls of the whole NumPy API and of dresample.torch, valid and
+hostile alike (shapes with zero or one-element axes, every attribute value and
+some unknown ones, scales 0 / negative / NaN / inf / 1e20, sizes past 2^62,
+roi NaN, grids with NaN, inf and 1e30, wrong dtypes, byte-swapped and
+non-contiguous arrays, lists, scalars, None; through dresample.torch tensors
+requiring gradients and every output's backward), in a child process: every
+call must return arrays of the documented shapes or raise ValueError,
+TypeError or MemoryError with a message, and never kill the process.
+DRS_PY_FUZZ_SECONDS (default 8, per test) and DRS_PY_FUZZ_SEED (default: the
+day's) set the budget and the seed; a failure prints the seed and the call to
+replay."""
 import os
 import subprocess
 import sys
@@ -109,6 +111,25 @@ def _resize_call(rng):
     return X, kw
 
 
+def _preset_call(rng):
+    """Data and keywords of a PyTorch-preset interpolate call (scale_factor a
+    number or a list)."""
+    rank = _attr(rng, (3, 4, 5), (1, 2, 6))
+    X = _array(rng, rank)
+    ns = max(rank - 2, 1)
+    kw = {"mode": _attr(rng, ("nearest", "nearest-exact", "linear", "bilinear", "bicubic",
+                              "trilinear", "area"), ("cubic",))}
+    if rng.random() < 0.5:
+        kw["size"] = _pick(rng, (_int(rng), tuple(_int(rng) for _ in range(ns))))
+    if (rng.random() < 0.6 and _HOSTILE[0]) or "size" not in kw:
+        kw["scale_factor"] = _pick(rng, (_num(rng), [_num(rng) for _ in range(ns)]))
+    for k, vals in {"align_corners": (None, False, True), "antialias": (False, True),
+                    "recompute_scale_factor": (None, False, True)}.items():
+        if rng.random() < 0.3:
+            kw[k] = _pick(rng, vals)
+    return X, kw
+
+
 def _one(rng):
     """One random call; returns (description, callable)."""
     _HOSTILE[0] = bool(rng.random() < 0.5)
@@ -166,19 +187,7 @@ def _one(rng):
         return (f"{op}({_d(X)}, dY, **{kw!r})",
                 lambda: _check_pair(fn(X, dY(), **kw), X))
     if op.startswith("torch_interpolate"):
-        rank = _attr(rng, (3, 4, 5), (1, 2, 6))
-        X = _array(rng, rank)
-        ns = max(rank - 2, 1)
-        kw = {"mode": _attr(rng, ("nearest", "nearest-exact", "linear", "bilinear", "bicubic",
-                                  "trilinear", "area"), ("cubic",))}
-        if rng.random() < 0.5:
-            kw["size"] = _pick(rng, (_int(rng), tuple(_int(rng) for _ in range(ns))))
-        if (rng.random() < 0.6 and _HOSTILE[0]) or "size" not in kw:
-            kw["scale_factor"] = _pick(rng, (_num(rng), tuple(_num(rng) for _ in range(ns))))
-        for k, vals in {"align_corners": (None, False, True), "antialias": (False, True),
-                        "recompute_scale_factor": (None, False, True)}.items():
-            if rng.random() < 0.3:
-                kw[k] = _pick(rng, vals)
+        X, kw = _preset_call(rng)
         if op == "torch_interpolate":
             return (f"torch_interpolate({_d(X)}, **{kw!r})",
                     lambda: _check_forward(dr.torch_interpolate(X, **kw), X))
@@ -251,14 +260,14 @@ def _check_pair(t, X):
     assert ds is None or (ds.dtype == np.float64 and ds.ndim == 1), ds
 
 
-def _run(seed, seconds):
-    """The child: random calls until the budget is spent; prints each call
-    before making it (the last line names the call that killed a process)."""
+def _loop(seed, seconds, one):
+    """The child: random calls one(rng) until the budget is spent; prints each
+    call before making it (the last line names the call that killed a process)."""
     rng = np.random.default_rng(seed)
     t_end = time.monotonic() + seconds
     n = raised = 0
     while time.monotonic() < t_end:
-        what, call = _one(rng)
+        what, call = one(rng)
         print(what, flush=True)
         try:
             call()
@@ -270,18 +279,126 @@ def _run(seed, seconds):
     print(f"DONE {n} calls, {raised} refused", flush=True)
 
 
-def test_random_calls_never_crash():
+def _run(seed, seconds):
+    _loop(seed, seconds, _one)
+
+
+def _child(runner):
+    """Runs runner(seed, seconds) of this module in a child process and checks
+    that it ended normally, after enough calls."""
     seconds = float(os.environ.get("DRS_PY_FUZZ_SECONDS", "8"))
     seed = int(os.environ.get("DRS_PY_FUZZ_SEED", time.strftime("%Y%m%d")))
     here = os.path.dirname(os.path.abspath(__file__))
     code = (f"import sys; sys.path.insert(0, {here!r}); import test_api_fuzz as t; "
-            f"t._run({seed}, {seconds})")
+            f"t.{runner}({seed}, {seconds})")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=seconds + 300)
     lines = p.stdout.splitlines()
     last = lines[-1] if lines else "(no call)"
-    assert p.returncode == 0, (f"seed {seed}: exit {p.returncode} after {len(lines)} calls; "
-                               f"last call: {last}\n{p.stderr[-3000:]}")
+    assert p.returncode == 0, (f"{runner}, seed {seed}: exit {p.returncode} after {len(lines)} "
+                               f"calls; last call: {last}\n{p.stderr[-3000:]}")
     assert last.startswith("DONE"), last
-    n = int(last.split()[1])
-    assert n >= 200, last  # the budget ran calls, not setup
+    assert int(last.split()[1]) >= 200, last  # the budget ran calls, not setup
+
+
+def test_random_calls_never_crash():
+    _child("_run")
+
+
+def test_torch_random_calls_never_crash():
+    # the same through dresample.torch: tensors (some requiring a gradient,
+    # channels_last, strided), scales / roi / scale_factor as tensors that
+    # require a gradient, each output's backward run
+    pytest.importorskip("torch", reason="PyTorch is not installed")
+    _child("_run_torch")
+
+
+# ---------------------------------------------------------------- dresample.torch
+def _tensor(torch, rng, a, grad):
+    """A tensor of the array-like a; float ones requiring a gradient when grad
+    (and a clean call), now and then channels_last or a non-contiguous view."""
+    a = np.asarray(a)
+    t = torch.as_tensor(np.ascontiguousarray(a.astype(a.dtype.newbyteorder("="))))
+    if t.dtype in (torch.float32, torch.float64) and grad:
+        t.requires_grad_()
+    r = rng.random()
+    if r < 0.1 and t.dim() == 4:
+        t = t.contiguous(memory_format=torch.channels_last)
+    elif r < 0.15 and t.dim() >= 1 and t.shape[-1] > 1:
+        t = t[..., ::2]
+    return t
+
+
+def _param(torch, rng, v):
+    """A scales / roi list as given, or as a float64 tensor requiring a gradient."""
+    if isinstance(v, list) and v and all(isinstance(x, float) for x in v) and rng.random() < 0.5:
+        return torch.tensor(v, dtype=_pick(rng, (torch.float64, torch.float32)),
+                            requires_grad=bool(rng.random() < 0.8))
+    return v
+
+
+def _one_torch(torch, dt, rng):
+    op = _pick(rng, ("resize", "openvino_interpolate", "interpolate", "grid_sample"))
+    grad = bool(rng.random() < 0.6)
+    if op == "resize":
+        X, kw = _resize_call(rng)
+        for k in ("scales", "roi"):
+            if k in kw:
+                kw[k] = _param(torch, rng, kw[k])
+        t = _tensor(torch, rng, X, grad)
+        return f"dt.resize({_d(X)}, **{kw!r})", lambda: _backward(torch, dt.resize(t, **kw))
+    if op == "openvino_interpolate":
+        rank = int(rng.integers(1, 6))
+        X = _array(rng, rank)
+        na = rank
+        kw = {"version": _attr(rng, (1, 4, 11, 4), (2,))}
+        if rng.random() < 0.6:
+            kw["scales"] = _param(torch, rng, _vec(rng, na, _num))
+        if rng.random() < 0.6 or "scales" not in kw:
+            kw["sizes"] = _vec(rng, na, _int)
+        if kw["version"] == 1:
+            kw["axes"] = list(range(rank))
+        kw["mode"] = _attr(rng, ("nearest", "linear", "linear_onnx", "cubic"), ("area",))
+        t = _tensor(torch, rng, X, grad)
+        return (f"dt.openvino_interpolate({_d(X)}, **{kw!r})",
+                lambda: _backward(torch, dt.openvino_interpolate(t, **kw)))
+    if op == "interpolate":
+        X, kw = _preset_call(rng)
+        sf = kw.get("scale_factor")
+        if isinstance(sf, float) and rng.random() < 0.3:
+            kw["scale_factor"] = torch.tensor(sf, dtype=torch.float64, requires_grad=True)
+        elif isinstance(sf, list):
+            kw["scale_factor"] = _param(torch, rng, sf)
+        t = _tensor(torch, rng, X, grad)
+        return (f"dt.interpolate({_d(X)}, **{kw!r})",
+                lambda: _backward(torch, dt.interpolate(t, **kw)))
+    rank = _attr(rng, (4, 4, 5), (3, 2))
+    X = _array(rng, rank, float_only=not _HOSTILE[0])
+    gshape = (np.shape(X)[0] if np.ndim(X) else 1,) + tuple(
+        int(rng.integers(1, 5)) for _ in range(max(rank - 2, 0))) + (max(rank - 2, 1),)
+    g = (rng.random(gshape) * 2.4 - 1.2).astype(_pick(rng, (F32, F64)))
+    if g.size and _HOSTILE[0] and rng.random() < 0.3:
+        g.flat[int(rng.integers(g.size))] = _pick(rng, (np.nan, np.inf, 1e30))
+    kw = {"mode": _attr(rng, ("bilinear", "nearest", "bicubic"), ("linear", "area")),
+          "padding_mode": _attr(rng, ("zeros", "border", "reflection"), ("wrap",)),
+          "align_corners": _pick(rng, (None, False, True))}
+    t = _tensor(torch, rng, X, grad)
+    gt = _tensor(torch, rng, g, bool(rng.random() < 0.5))
+    return (f"dt.grid_sample({_d(X)}, {_d(g)}, **{kw!r})",
+            lambda: _backward(torch, dt.grid_sample(t, gt, **kw)))
+
+
+def _backward(torch, y):
+    assert isinstance(y, torch.Tensor) and y.device.type == "cpu", type(y)
+    if y.requires_grad:
+        y.backward(torch.ones_like(y))
+
+
+def _run_torch(seed, seconds):
+    import torch
+    import dresample.torch as dt
+
+    def one(rng):
+        _HOSTILE[0] = bool(rng.random() < 0.5)
+        return _one_torch(torch, dt, rng)
+    _loop(seed, seconds, one)
