@@ -123,6 +123,14 @@ def test_float32_and_errors():
         dj.grid_sample(np.zeros((1, 1, 2, 2), np.int32), np.zeros((1, 1, 1, 2)))
     with pytest.raises(ValueError, match="scales"):  # the library's message
         dj.resize(X, scales=[1, 1, -2, 2], mode="linear")
+    with pytest.raises(ValueError, match="unknown value 'cubicc'"):  # also while tracing
+        jax.jit(lambda x: dj.resize(x, scales=[1, 1, 2, 2], mode="cubicc"))(X)
+    # a traced bad scale is seen only inside the callback: JAX's runtime error
+    # (its class differs between versions), ending with the library's message
+    with pytest.raises(Exception, match=r"ValueError: Resize-19: scales\[2\] must be a finite "
+                       r"value > 0, got -2"):
+        jax.grad(lambda s: dj.resize(X, scales=s, out_shape=(1, 1, 8, 8),
+                                     mode="linear").sum())(jnp.array([1.0, 1.0, -2.0, 2.0]))
 
 
 def test_vmap_over_a_batch_of_grids():
