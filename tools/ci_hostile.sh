@@ -9,6 +9,11 @@
 #     DRS_FUZZ_SECONDS (default 300) of fuzzing in fork mode with
 #     DRS_FUZZ_JOBS (default 2) jobs; executions and coverage are printed.
 #     Longer campaigns: tools/fuzz_campaign.sh.
+#  4. the Python package built with ASan + UBSan (gcc; needs the venv that
+#     .ci/run makes): tests/python/test_api_fuzz.py's random valid and hostile
+#     calls for DRS_PY_FUZZ_SECONDS (default 60) each through the NumPy API and
+#     dresample.torch, then the NumPy and torch test suites, with the
+#     sanitizer runtimes preloaded into the venv's Python.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,4 +79,32 @@ for exe in build-fuzz/fuzz/fuzz_*; do
   cov=$(echo "$last" | sed -nE 's/.* cov: ([0-9]+) ft: ([0-9]+).*/cov \1, ft \2/p')
   echo "fuzz_$name: corpus of $(ls "$corpus" | wc -l) replayed, ${runs:-?} executions in ${FUZZ_SECONDS} s (${FUZZ_JOBS} jobs; ${cov:-?}), no crash"
 done
+
+echo "== 4. the Python package under ASan+UBSan (gcc)"
+if [ -x venv/bin/python ] && venv/bin/python -c "import pytest, numpy" 2>/dev/null; then
+  rm -rf build-asan-py
+  # the package into a directory of its own, ahead of the venv's copy on PYTHONPATH
+  venv/bin/pip install -q --disable-pip-version-check --no-deps --target build-asan-py/site \
+    --config-settings="cmake.define.CMAKE_C_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer" \
+    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=-fsanitize=address,undefined" \
+    --config-settings=build-dir=build-asan-py/build .
+  san_py() {  # the venv's Python with the sanitized package first and the runtimes preloaded
+    PYTHONPATH="$ROOT_SAN/build-asan-py/site" \
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1 \
+    "$ROOT_SAN/venv/bin/python" "$@"
+  }
+  # (leaks: Python keeps its objects to the end by design; huge requests must
+  # come back as NULL, as glibc's do, not abort)
+  ROOT_SAN="$PWD"
+  san_py -c "import dresample._core as c, sys; sys.exit('build-asan-py' not in c.__file__)" ||
+    { echo "python under ASan+UBSan: the sanitized build is not the one imported"; exit 1; }
+  (cd tests/python && DRS_PY_FUZZ_SECONDS="${DRS_PY_FUZZ_SECONDS:-60}" \
+   san_py -m pytest -q -p no:cacheprovider test_api_fuzz.py test_numpy.py test_torch.py) \
+    > build-asan-py/pytest.log 2>&1 ||
+    { tail -n 80 build-asan-py/pytest.log; echo "python under ASan+UBSan: FAILED"; exit 1; }
+  echo "python under ASan+UBSan: $(tail -n 1 build-asan-py/pytest.log)"
+else
+  echo "python under ASan+UBSan: skipped (no venv with numpy and pytest; .ci/run makes it)"
+fi
 echo "hostile suite: all green"
