@@ -11,7 +11,8 @@
 #     Longer campaigns: tools/fuzz_campaign.sh.
 #  4. the Python package built with ASan + UBSan (gcc; needs the venv that
 #     .ci/run makes): tests/python/test_api_fuzz.py's random valid and hostile
-#     calls for DRS_PY_FUZZ_SECONDS (default 60) each through the NumPy API and
+#     calls (seed: the day's, or DRS_PY_FUZZ_SEED) for DRS_PY_FUZZ_SECONDS
+#     (default 60) each through the NumPy API and
 #     dresample.torch, then the NumPy and torch test suites, with the
 #     sanitizer runtimes preloaded into the venv's Python.
 # Exits non-zero on the first failure.
@@ -85,21 +86,26 @@ if [ -x venv/bin/python ] && venv/bin/python -c "import pytest, numpy" 2>/dev/nu
   rm -rf build-asan-py
   # the package into a directory of its own, ahead of the venv's copy on PYTHONPATH
   venv/bin/pip install -q --disable-pip-version-check --no-deps --target build-asan-py/site \
-    --config-settings="cmake.define.CMAKE_C_FLAGS=-fsanitize=address,undefined -fno-omit-frame-pointer" \
-    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=-fsanitize=address,undefined" \
+    --config-settings="cmake.define.CMAKE_C_FLAGS=-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer" \
+    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=-fsanitize=address,undefined,float-cast-overflow" \
     --config-settings=build-dir=build-asan-py/build .
   san_py() {  # the venv's Python with the sanitized package first and the runtimes preloaded
     PYTHONPATH="$ROOT_SAN/build-asan-py/site" \
     LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
-    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1 \
+    ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:allocator_may_return_null=1:max_allocation_size_mb=4096 \
     "$ROOT_SAN/venv/bin/python" "$@"
   }
   # (leaks: Python keeps its objects to the end by design; huge requests must
-  # come back as NULL, as glibc's do, not abort)
+  # come back as NULL, as glibc's do, not abort; none larger than 4 GiB is made)
   ROOT_SAN="$PWD"
-  san_py -c "import dresample._core as c, sys; sys.exit('build-asan-py' not in c.__file__)" ||
-    { echo "python under ASan+UBSan: the sanitized build is not the one imported"; exit 1; }
+  so="$(san_py -c "import dresample._core as c; print(c.__file__)")"
+  case "$so" in *build-asan-py/*) ;; *)
+    echo "python under ASan+UBSan: the sanitized build is not the one imported ($so)"; exit 1;;
+  esac
+  ldd "$so" | grep -q libasan ||
+    { echo "python under ASan+UBSan: $so is not instrumented"; exit 1; }
   (cd tests/python && DRS_PY_FUZZ_SECONDS="${DRS_PY_FUZZ_SECONDS:-60}" \
+   DRS_PY_FUZZ_SEED="${DRS_PY_FUZZ_SEED:-$(date +%Y%m%d)}" \
    san_py -m pytest -q -p no:cacheprovider test_api_fuzz.py test_numpy.py test_torch.py) \
     > build-asan-py/pytest.log 2>&1 ||
     { tail -n 80 build-asan-py/pytest.log; echo "python under ASan+UBSan: FAILED"; exit 1; }

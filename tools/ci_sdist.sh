@@ -24,5 +24,5 @@ echo "ci_sdist: $(basename "$sdist"), $(tar tzf "$sdist" | wc -l) files," \
 print('ci_sdist: dresample', dresample.__version__, 'numpy', numpy.__version__,
       dresample.simd_variant())"
 cd tests/python
-env -u DRESAMPLE_CLI "$tmp/user/bin/python" -m pytest -q -p no:cacheprovider \
+DRESAMPLE_CLI=/nonexistent "$tmp/user/bin/python" -m pytest -q -p no:cacheprovider \
   test_numpy.py test_docs.py test_api_fuzz.py
