@@ -12,9 +12,9 @@
 #  4. the Python package built with ASan + UBSan (gcc; needs the venv that
 #     .ci/run makes): tests/python/test_api_fuzz.py's random valid and hostile
 #     calls (seed: the day's, or DRS_PY_FUZZ_SEED) for DRS_PY_FUZZ_SECONDS
-#     (default 60) each through the NumPy API and
-#     dresample.torch, then the NumPy and torch test suites, with the
-#     sanitizer runtimes preloaded into the venv's Python.
+#     (default 60) each through the NumPy API and dresample.torch, then the
+#     NumPy and torch test suites, with the sanitizer runtimes preloaded into
+#     the venv's Python.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

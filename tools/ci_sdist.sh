@@ -4,8 +4,8 @@
 # sdist (python -m build --sdist), installs it into a fresh venv that sees no
 # system packages (so NumPy comes from PyPI, whatever its current major
 # version, and nothing of this checkout's build trees is reused), and runs
-# there the NumPy API's tests and the documentation examples (the comparisons
-# with the CLI are skipped: no CLI is built here).  Run by .ci/run; needs
+# there the NumPy API's tests, the documentation examples and the random-call
+# test (the comparisons with the CLI are skipped: no CLI is built here).  Run by .ci/run; needs
 # python3-venv, python3-dev, a C compiler, CMake >= 3.25 and PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -139,7 +139,7 @@ def _talloc(shape, dtype):
     (their storage is then not resizable)."""
     dtype = np.dtype(dtype)
     tdtype = _TORCH_OF[dtype]
-    n = (shape if isinstance(shape, int) else math.prod(shape)) * dtype.itemsize
+    n = _d._nbytes(shape, dtype)
     if n >= _d._HUGE_MIN:
         return _d._huge(shape, dtype, n)
     return torch.empty(shape, dtype=tdtype, device="cpu").numpy()

@@ -892,9 +892,10 @@ static PyObject *py_get_num_threads(PyObject *self, PyObject *unused)
  * its large tensors with THP_MEM_ALLOC_ENABLE=1: its start on a 2 MiB
  * boundary and, on Linux, its whole 2 MiB pages advised as huge pages before
  * the first touch (DRS_HUGEPAGES=0 leaves the advice out, as it does for the
- * library's own blocks).  tracemalloc sees it in NumPy's domain.  A heap block instead starts wherever the heap has room (glibc: 16
- * bytes past a boundary of 64), so an output's 2 MiB pages, and its place
- * relative to the inputs' pages, change from call to call. */
+ * library's own blocks).  tracemalloc sees it in NumPy's domain.  A heap
+ * block instead starts wherever the heap has room (glibc: 16 bytes past a
+ * boundary of 64), so an output's 2 MiB pages, and its place relative to the
+ * inputs' pages, change from call to call. */
 #define HUGE_ALIGN ((size_t)2 << 20)
 
 typedef struct {
