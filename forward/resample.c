@@ -117,20 +117,18 @@ DEFINE_PERIOD_WEIGHTS(period_weights_f64, double)
      : (p) == 2 ? 2 * PERIOD_WEIGHTS(t, W, u0, u1, n, 1)                                       \
                 : 0)
 
-/* The 2-periodic interior: outputs u0 + 2j and u0 + 2j + 1 with the weights
- * of u0 and u0 + 1 over inputs moving by one; each output is OUTPUT_ROW's
- * arithmetic (same order), so the same bits, and the loop vectorises. */
-#define PER2_ROW(TI, A, NT)                                                                    \
+/* outputs s + 2j and s + 2j + 1, j < np, from the weights and inputs of s and
+ * s + 1 (any s of a 2-periodic run) */
+#define PER2_LOOP(TI, A, NT, s, np)                                                            \
     do {                                                                                       \
-        const int64_t np_ = (u1 - u0) / 2;                                                     \
         A c0_[NT], c1_[NT];                                                                    \
         for (int k_ = 0; k_ < NT; k_++) {                                                      \
-            c0_[k_] = W[u0 * t->stride + k_];                                                  \
-            c1_[k_] = W[(u0 + 1) * t->stride + k_];                                            \
+            c0_[k_] = W[(s) * t->stride + k_];                                                 \
+            c1_[k_] = W[((s) + 1) * t->stride + k_];                                           \
         }                                                                                      \
-        const TI *x0_ = xrow + t->first[u0], *x1_ = xrow + t->first[u0 + 1];                   \
-        A *y_ = yrow + u0;                                                                     \
-        for (int64_t j = 0; j < np_; j++) {                                                    \
+        const TI *x0_ = xrow + t->first[s], *x1_ = xrow + t->first[(s) + 1];                   \
+        A *y_ = yrow + (s);                                                                    \
+        for (int64_t j = 0; j < (np); j++) {                                                   \
             A a_ = c0_[0] * (A)x0_[j];                                                         \
             A b_ = c1_[0] * (A)x1_[j];                                                         \
             for (int k_ = 1; k_ < NT; k_++) {                                                  \
@@ -140,6 +138,22 @@ DEFINE_PERIOD_WEIGHTS(period_weights_f64, double)
             y_[2 * j] = a_;                                                                    \
             y_[2 * j + 1] = b_;                                                                \
         }                                                                                      \
+    } while (0)
+/* The 2-periodic interior: outputs u0 + 2j and u0 + 2j + 1 with the weights
+ * of u0 and u0 + 1 over inputs moving by one; each output is OUTPUT_ROW's
+ * arithmetic (same order), so the same bits, and the loop vectorises.  The
+ * pairs past the last multiple of 16 are formed by the last 16 pairs again
+ * (a few twice, the same bits): a vector loop of known length, where the
+ * remainder loop ran up to 15 pairs one by one. */
+#define PER2_ROW(TI, A, NT)                                                                    \
+    do {                                                                                       \
+        const int64_t np_ = (u1 - u0) / 2, m_ = np_ & ~(int64_t)15;                            \
+        if (np_ >= 16) {                                                                       \
+            PER2_LOOP(TI, A, NT, u0, m_);                                                      \
+            if (m_ < np_)                                                                      \
+                PER2_LOOP(TI, A, NT, u0 + 2 * (np_ - 16), 16);                                 \
+        } else                                                                                 \
+            PER2_LOOP(TI, A, NT, u0, np_);                                                     \
         for (int64_t q = u0 + 2 * np_; q < u1; q++)                                            \
             OUTPUT_ROW(TI, A, yrow + q, xrow + t->first[q], W + q * t->stride, NT, 1);         \
     } while (0)
@@ -453,6 +467,23 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
 }
 
+/* y[i] = w[0] * p[i] + w[1] * p[xs + i], i < n: OUTPUT_ROWS' two-tap arithmetic
+ * (the same bits) for a y that overlaps no input row */
+#define DEFINE_LERP2(A)                                                                        \
+    static inline __attribute__((always_inline)) void lerp2_##A(                               \
+        A *restrict y, const A *restrict p, int64_t xs, const A *w, int64_t n)                 \
+    {                                                                                          \
+        const A w0 = w[0], w1 = w[1];                                                          \
+        const A *restrict p1 = p + xs;                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            A a = w0 * p[i];                                                                   \
+            a += w1 * p1[i];                                                                   \
+            y[i] = a;                                                                          \
+        }                                                                                      \
+    }
+DEFINE_LERP2(float)
+DEFINE_LERP2(double)
+
 /* ---- the last two passes fused, tiled by the first one's output rows ----
  * When the last two active passes resample adjacent axes h and w = h + 1, the
  * rows of pass h's output are exactly pass w's input rows: row (b, oh) of pass
@@ -463,22 +494,28 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
 #define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
     DRS_SIMD_FN(NAME##_row,                                                                    \
-                (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
-                 int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 A *ob, drs_stream *ws, int nu, int per2, int64_t u0, int64_t u1),             \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, nu, per2, u0, u1),   \
+                (const A *x, A *y, int64_t b, int64_t oh, int64_t Lh, const drs_table *th,     \
+                 const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww,     \
+                 A ev, A *tmp, A *ob, drs_stream *ws, int nu, int per2, int64_t u0,            \
+                 int64_t u1, const size_t *far),                                               \
+                (x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, nu, per2, u0, u1, \
+                 far),                                                                         \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
-        const int64_t b = r / Oh, oh = r % Oh;                                                 \
-        A *const yrow = y + r * Ow * inner;                                                    \
+        A *const yrow = y + (b * Oh + oh) * Ow * inner;                                        \
         /* tmp, ob: this thread's slots; the rows go where drs__place() says (tmp: far     \
-         * from every input row it is formed from) */                                          \
-        tmp = drs__place(tmp, x + (b * Lh + (th->ntap[oh] > 0 ? th->first[oh] : 0)) * rowlen,   \
-                         far_from_rows((size_t)rowlen * sizeof(A), th->ntap[oh]));             \
+         * from every input row it is formed from: far[n], far_from_rows for n taps) */        \
+        const int32_t nh_ = th->ntap[oh];                                                      \
+        tmp = drs__place(tmp, x + (b * Lh + (nh_ > 0 ? th->first[oh] : 0)) * rowlen,           \
+                         far[nh_ >= 0 && nh_ <= 4 ? nh_ : 5]);                                 \
         if (ob)                                                                                \
             ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
         /* pass h, one output row: a weighted sum of input rows */                             \
-        PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);                   \
+        if (nh_ == 2) /* the common case, with no aliasing between tmp and x */             \
+            lerp2_##A(tmp, x + (b * Lh + th->first[oh]) * rowlen, rowlen, Wh + oh * th->stride,  \
+                      rowlen);                                                                 \
+        else                                                                                   \
+            PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
         A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
         if (inner == 1)                                                                        \
             GATHER_ROW(tmp, yd, tw, Ww, ev, nu, per2, u0, u1);                                 \
@@ -487,6 +524,32 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
         if (ob)                                                                                \
             drs__stream_put(ws, yrow, ob, (size_t)(Ow * inner) * sizeof(A));                   \
+    })                                                                                         \
+    /* outputs o0 + [0, n) of the chunked row below when each reads two columns of   \
+     * tmp (from column c0 on): OUTPUT_ROW's two-tap arithmetic, so the same bits, \
+     * with the next chunk's input columns prefetched a slice per output */          \
+    DRS_SIMD_FN(NAME##_taps2,                                                                  \
+                (A *restrict yd, const A *restrict tmp, const int64_t *first, const A *W,      \
+                 int64_t stride, int64_t n, int64_t c0, int64_t inner, const A *xr,            \
+                 int64_t rowlen, int nh, int64_t pf0, int64_t pfs),                            \
+                (yd, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs),           \
+    {                                                                                          \
+        for (int64_t j = 0; j < n; j++) {                                                      \
+            if (pfs > 0) {                                                                     \
+                int64_t q0 = pf0 + j * pfs, q1 = q0 + pfs;                                     \
+                q1 = q1 < rowlen ? q1 : rowlen;                                                \
+                for (int k = 0; k < nh && q1 > q0; k++)                                        \
+                    drs__prefetch_span(xr + k * rowlen + q0, q1 - q0, sizeof(A));              \
+            }                                                                                  \
+            const A w0 = W[j * stride], w1 = W[j * stride + 1];                                \
+            const A *restrict p0 = tmp + (first[j] - c0) * inner, *restrict p1 = p0 + inner;   \
+            A *restrict yo = yd + j * inner;                                                   \
+            for (int64_t i = 0; i < inner; i++) {                                              \
+                A a = w0 * p0[i];                                                              \
+                a += w1 * p1[i];                                                               \
+                yo[i] = a;                                                                     \
+            }                                                                                  \
+        }                                                                                      \
     })                                                                                         \
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
@@ -509,8 +572,9 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
             if (oslot)                                                                         \
                 ob = drs__place(oslot, yrow + o0 * inner, DRS_PLACE_DELTA);                    \
             int64_t c0 = Lw, c1 = 0;                                                           \
+            int taps2 = 1;                                                                     \
             for (int64_t o = o0; o < o1; o++)                                                  \
-                if (tw->ntap[o] > 0) {                                                         \
+                if ((taps2 &= tw->ntap[o] == 2), tw->ntap[o] > 0) {                            \
                     c0 = tw->first[o] < c0 ? tw->first[o] : c0;                                \
                     c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1;    \
                 }                                                                              \
@@ -529,6 +593,14 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
              * (W9 forward at 2 threads 5.8-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */      \
             const int64_t pf0 = c1 * inner, pfn = c0 < c1 && c1 < Lw ? (c1 - c0) * inner : 0;  \
             const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
+            if (taps2) { /* every output of the chunk reads two columns: one tight loop */    \
+                NAME##_taps2(ob ? ob : yrow + o0 * inner, tmp, tw->first + o0, Ww + o0 * tw->stride, \
+                             tw->stride, o1 - o0, c0, inner, xr, rowlen, (int)nh, pf0, pfs);   \
+                if (ob)                                                                        \
+                    drs__stream_put(ws, yrow + o0 * inner, ob,                                 \
+                                    (size_t)((o1 - o0) * inner) * sizeof(A));                  \
+                continue;                                                                      \
+            }                                                                                  \
             for (int64_t o = o0; o < o1; o++) {                                                \
                 if (pfs > 0) {                                                                 \
                     int64_t q0 = pf0 + (o - o0) * pfs, q1 = q0 + pfs;                          \
@@ -562,6 +634,9 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         int per2;                                                                              \
         const int nu = uniform_taps(tw, &u0, &u1, &per2);                                      \
         per2 = PERIODIC_WEIGHTS(per2, tw, Ww, u0, u1, nu);                                      \
+        size_t far[6]; /* far_from_rows for rows of pass h with 0..4 taps, [5]: more */        \
+        for (int n = 0; n < 6; n++)                                                            \
+            far[n] = far_from_rows((size_t)rowlen * sizeof(A), n);                             \
         /* long rows: chunks of pass-w outputs reading about 8 KiB of columns */             \
         int64_t chunk = 0;                                                                     \
         if (inner > 1 && rowlen * (int64_t)sizeof(A) > ((int64_t)16 << 10) && Lw > 0) {       \
@@ -584,14 +659,23 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
                                                       : NULL;                                  \
             drs_stream ws;                                                                     \
             drs__stream_begin(&ws);                                                            \
-            _Pragma("omp for schedule(static) nowait")                                         \
-            for (int64_t r = 0; r < outer * Oh; r++) {                                         \
+            /* rows [r0, r1) of this thread, contiguous (schedule(static)'s split), walked  \
+             * as (b, oh) without a division per row */                                      \
+            const int64_t nr = outer * Oh, nt = omp_get_num_threads();                        \
+            const int64_t q = nr / nt, rem = nr % nt;                                          \
+            const int64_t r0 = tid * q + (tid < rem ? tid : rem), r1 = r0 + q + (tid < rem);  \
+            int64_t b = Oh > 0 ? r0 / Oh : 0, oh = Oh > 0 ? r0 % Oh : 0;                       \
+            for (int64_t r = r0; r < r1; r++) {                                                \
                 if (chunk)                                                                     \
                     NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
                                        &ws, chunk);                                            \
                 else                                                                           \
-                    NAME##_row(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, &ws, nu,   \
-                               per2, u0, u1);                                                  \
+                    NAME##_row(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, &ws,   \
+                               nu, per2, u0, u1, far);                                         \
+                if (++oh == Oh) {                                                              \
+                    oh = 0;                                                                    \
+                    b++;                                                                       \
+                }                                                                              \
             }                                                                                  \
             if (ob)                                                                            \
                 drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */ \
