@@ -594,6 +594,12 @@ DEFINE_LERP2(double)
             const int64_t pf0 = c1 * inner, pfn = c0 < c1 && c1 < Lw ? (c1 - c0) * inner : 0;  \
             const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
             if (taps2) { /* every output of the chunk reads two columns: one tight loop */    \
+                if (ob && sizeof(A) == sizeof(float) &&                                        \
+                    drs__lerp2_stream_f32((float *)(yrow + o0 * inner), (const float *)tmp,    \
+                                          tw->first + o0, (const float *)(Ww + o0 * tw->stride), \
+                                          tw->stride, o1 - o0, c0, inner, (const float *)xr,   \
+                                          rowlen, (int)nh, pf0, pfs))                          \
+                    continue; /* streamed from the registers */                              \
                 NAME##_taps2(ob ? ob : yrow + o0 * inner, tmp, tw->first + o0, Ww + o0 * tw->stride, \
                              tw->stride, o1 - o0, c0, inner, xr, rowlen, (int)nh, pf0, pfs);   \
                 if (ob)                                                                        \

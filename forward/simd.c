@@ -114,6 +114,77 @@ static void stream_lines(char *d, const char *s, size_t k)
 #endif
 }
 
+/* Outputs j < n of a channels-last chunk whose outputs each read two columns
+ * of tmp (fused.c's taps2): y[j * inner + i] = w0 * p0[i] + w1 * p1[i] with
+ * p0 = tmp + (first[j] - c0) * inner, p1 = p0 + inner, the same two products
+ * and one sum as there (the same bits), written with streaming stores
+ * straight from the registers instead of through a row buffer; the next
+ * chunk's input columns prefetched a slice per output as there.  Returns 0
+ * (nothing written) unless y is on a 64-byte line, inner is a multiple of
+ * 16 and the variant in use is AVX-512 or AVX2. */
+#define LERP2_PREFETCH                                                                         \
+    if (pfs > 0) {                                                                             \
+        int64_t q0 = pf0 + j * pfs, q1 = q0 + pfs;                                             \
+        q1 = q1 < rowlen ? q1 : rowlen;                                                        \
+        for (int k = 0; k < nh && q1 > q0; k++)                                                \
+            drs__prefetch_span(xr + k * rowlen + q0, q1 - q0, sizeof(float));                  \
+    }
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void lerp2_stream_avx512(float *y, const float *tmp,
+                                                  const int64_t *first, const float *W,
+                                                  int64_t stride, int64_t n, int64_t c0,
+                                                  int64_t inner, const float *xr, int64_t rowlen,
+                                                  int nh, int64_t pf0, int64_t pfs)
+{
+    for (int64_t j = 0; j < n; j++) {
+        LERP2_PREFETCH
+        const __m512 w0 = _mm512_set1_ps(W[j * stride]), w1 = _mm512_set1_ps(W[j * stride + 1]);
+        const float *p0 = tmp + (first[j] - c0) * inner, *p1 = p0 + inner;
+        float *yo = y + j * inner;
+        for (int64_t i = 0; i < inner; i += 16)
+            _mm512_stream_ps(yo + i, _mm512_add_ps(_mm512_mul_ps(w0, _mm512_loadu_ps(p0 + i)),
+                                                   _mm512_mul_ps(w1, _mm512_loadu_ps(p1 + i))));
+    }
+}
+DRS_TARGET_AVX2 static void lerp2_stream_avx2(float *y, const float *tmp, const int64_t *first,
+                                              const float *W, int64_t stride, int64_t n,
+                                              int64_t c0, int64_t inner, const float *xr,
+                                              int64_t rowlen, int nh, int64_t pf0, int64_t pfs)
+{
+    for (int64_t j = 0; j < n; j++) {
+        LERP2_PREFETCH
+        const __m256 w0 = _mm256_set1_ps(W[j * stride]), w1 = _mm256_set1_ps(W[j * stride + 1]);
+        const float *p0 = tmp + (first[j] - c0) * inner, *p1 = p0 + inner;
+        float *yo = y + j * inner;
+        for (int64_t i = 0; i < inner; i += 8)
+            _mm256_stream_ps(yo + i, _mm256_add_ps(_mm256_mul_ps(w0, _mm256_loadu_ps(p0 + i)),
+                                                   _mm256_mul_ps(w1, _mm256_loadu_ps(p1 + i))));
+    }
+}
+#endif
+int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const float *W,
+                          int64_t stride, int64_t n, int64_t c0, int64_t inner, const float *xr,
+                          int64_t rowlen, int nh, int64_t pf0, int64_t pfs)
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)y & 63) || inner % 16)
+        return 0;
+    const int l = drs__simd_level();
+    if (l == DRS_SIMD_AVX512)
+        lerp2_stream_avx512(y, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
+    else if (l == DRS_SIMD_AVX2)
+        lerp2_stream_avx2(y, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
+    else
+        return 0;
+    return 1;
+#else
+    (void)y, (void)tmp, (void)first, (void)W, (void)stride, (void)n, (void)c0, (void)inner;
+    (void)xr, (void)rowlen, (void)nh, (void)pf0, (void)pfs;
+    return 0;
+#endif
+}
+#undef LERP2_PREFETCH
+
 void drs__stream_begin(drs_stream *w)
 {
     w->at = NULL;

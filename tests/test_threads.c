@@ -121,10 +121,12 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
     return drs_torch_interpolate_infer_shape(cfg, x, r, os);
 }
 
-/* NHWC (axes {1,2}) must give the bits of NCHW on the transposed tensor. */
 /* NHWC (axes {1,2}) and NCHW (axes {2,3}) give the same bits, forward and
  * data gradient.  C = 200 makes a channels-last row longer than 16 KiB, so
- * the forward runs its chunked row path (and NCHW the plain one). */
+ * the forward runs its chunked row path (and NCHW the plain one); C = 208,
+ * a multiple of 16, with the 2x output on a 64-byte line, also its two-tap
+ * chunks streamed from the registers when streaming stores are on (the
+ * ctest entry test_threads_stream forces them). */
 static void check_nhwc(int64_t C)
 {
     const int64_t N = 2, H = 19, W = 23, Ho = 31, Wo = 11;
@@ -156,8 +158,10 @@ static void check_nhwc(int64_t C)
         const int64_t sizes[2] = {m == 2 ? 2 * H : Ho, m == 2 ? 2 * W : Wo}; /* 2: 2x up */
         const int64_t ho = sizes[0], wo = sizes[1];
         drs_resize_inputs in = {NULL, 0, NULL, 0, sizes, 2};
-        float *yy = m == 2 ? malloc(sizeof(float) * (size_t)(N * C * ho * wo)) : y;
-        float *yyt = m == 2 ? malloc(sizeof(float) * (size_t)(N * C * ho * wo)) : yt;
+        /* on 64-byte lines, as the streaming stores straight from the registers need */
+        const size_t yb = (sizeof(float) * (size_t)(N * C * ho * wo) + 63) / 64 * 64;
+        float *yy = m == 2 ? aligned_alloc(64, yb) : y;
+        float *yyt = m == 2 ? aligned_alloc(64, yb) : yt;
         float *gg = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gy;
         float *ggt = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gyt;
         for (int64_t n = 0; m == 2 && n < N; n++)
@@ -663,6 +667,7 @@ int main(int argc, char **argv)
         }
     check_nhwc(5);
     check_nhwc(200);
+    check_nhwc(208);
     check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
