@@ -298,6 +298,14 @@ int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const float *W,
                           int64_t stride, int64_t n, int64_t c0, int64_t inner, const float *xr,
                           int64_t rowlen, int nh, int64_t pf0, int64_t pfs);
+/* a row's 2-periodic two-tap interior streamed out from the registers
+ * (simd.c); 0 when it cannot (nothing written) */
+int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float c[4],
+                         int64_t np);
+/* a whole 2x row (edges at 0 and Ow - 1, the rest 2-periodic with two taps)
+ * streamed out from the registers (simd.c); 0 when it cannot */
+int drs__per2_row2x_stream_f32(float *y, int64_t Ow, float e0, float e1, const float *xa,
+                               const float *xb, const float c[4]);
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for

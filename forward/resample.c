@@ -492,6 +492,54 @@ DEFINE_LERP2(double)
  * arithmetic of every element is that of the two separate passes (same
  * operations, same order), so the bits are identical to the unfused run. */
 #define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
+    /* a row (inner == 1) whose interior [u0, u1) is 2-periodic with two taps, when it     \
+     * is streamed out: the lines of the interior straight from the registers            \
+     * (drs__per2_stream_f32, float with AVX-512), the partial lines at both ends formed \
+     * in ob (two 32-output PER2_LOOPs, the edges one by one: the same arithmetic) and     \
+     * put through ws; 0 (nothing written) when the row is too short or the variant lacks \
+     * it */                                                                                   \
+    DRS_SIMD_FN_RET(int, NAME##_row_stream,                                                    \
+                    (const A *xrow, A *yrow, A *ob, const drs_table *t, const A *W, A ev,      \
+                     int64_t u0, int64_t u1, drs_stream *ws),                                  \
+                    (xrow, yrow, ob, t, W, ev, u0, u1, ws), {                                  \
+        const int64_t Ow = t->O;                                                               \
+        if (sizeof(A) != sizeof(float))                                                        \
+            return 0;                                                                          \
+        if (u0 == 1 && u1 == Ow - 1 && Ow >= 32) { /* 2x: the whole row from the registers */ \
+            A e[2];                                                                            \
+            PASS_OUTPUT(A, A, t, W, ev, 0, e, xrow, 1);                                        \
+            PASS_OUTPUT(A, A, t, W, ev, Ow - 1, e + 1, xrow, 1);                               \
+            const A c[4] = {W[t->stride], W[t->stride + 1], W[2 * t->stride],                  \
+                            W[2 * t->stride + 1]};                                             \
+            if (drs__per2_row2x_stream_f32((float *)yrow, Ow, (float)e[0], (float)e[1],        \
+                                           (const float *)(xrow + t->first[1]),                \
+                                           (const float *)(xrow + t->first[2]),                \
+                                           (const float *)c))                                  \
+                return 1;                                                                      \
+        }                                                                                      \
+        /* L: the first output of [u0, u1) on a line; [L, E): whole lines, 32 outputs each */ \
+        const int64_t L = u0 + (int64_t)(((64 - ((uintptr_t)(yrow + u0) & 63)) & 63) / sizeof(A)); \
+        if ((uintptr_t)yrow % sizeof(A) || L + 32 + 32 > u1)                                   \
+            return 0;                                                                          \
+        const int64_t E = L + (u1 - L) / 32 * 32; /* [E, u1): fewer than 32, by ob */       \
+        const A c[4] = {W[L * t->stride], W[L * t->stride + 1], W[(L + 1) * t->stride],         \
+                        W[(L + 1) * t->stride + 1]};                                           \
+        if (!drs__per2_stream_f32((float *)(yrow + L), (const float *)(xrow + t->first[L]),     \
+                                  (const float *)(xrow + t->first[L + 1]), (const float *)c,   \
+                                  (E - L) / 2))                                                \
+            return 0;                                                                          \
+        A *const y = yrow; /* the head [0, L) and the tail [E, Ow) formed in ob */             \
+        yrow = ob;                                                                             \
+        for (int64_t o = 0; o < u0; o++)                                                       \
+            PASS_OUTPUT(A, A, t, W, ev, o, yrow + o, xrow, 1);                                 \
+        PER2_LOOP(A, A, 2, u0, 16);                                                            \
+        PER2_LOOP(A, A, 2, u1 - 32, 16);                                                       \
+        for (int64_t o = u1; o < Ow; o++)                                                      \
+            PASS_OUTPUT(A, A, t, W, ev, o, yrow + o, xrow, 1);                                 \
+        drs__stream_put(ws, y, ob, (size_t)L * sizeof(A));                                     \
+        drs__stream_put(ws, y + E, ob + E, (size_t)(Ow - E) * sizeof(A));                      \
+        return 1;                                                                              \
+    })                                                                                         \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
     DRS_SIMD_FN(NAME##_row,                                                                    \
                 (const A *x, A *y, int64_t b, int64_t oh, int64_t Lh, const drs_table *th,     \
@@ -517,6 +565,9 @@ DEFINE_LERP2(double)
         else                                                                                   \
             PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
         A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
+        if (inner == 1 && ob && sizeof(A) == sizeof(float) && nu == 2 && per2 == 1 &&          \
+            NAME##_row_stream(tmp, yrow, ob, tw, Ww, ev, u0, u1, ws))                          \
+            return; /* the interior streamed from the registers */                           \
         if (inner == 1)                                                                        \
             GATHER_ROW(tmp, yd, tw, Ww, ev, nu, per2, u0, u1);                                 \
         else                                                                                   \
@@ -690,6 +741,24 @@ DEFINE_LERP2(double)
 DEFINE_FUSED2(fused2_f32, float, row_f32)
 DEFINE_FUSED2(fused2_f64, double, row_f64)
 
+/* 1 when table t's interior is 2-periodic with two taps (float weights), the
+ * rows DEFINE_FUSED2's _row_stream streams from the registers */
+static int per2_two_taps(const drs_table *t)
+{
+    int64_t u0, u1;
+    int per2;
+    const int nu = uniform_taps(t, &u0, &u1, &per2);
+    return nu == 2 && PERIODIC_WEIGHTS(per2, t, (const float *)t->wf, u0, u1, nu) == 1;
+}
+/* the extent after the last active pass's axis (its outputs' inner length) */
+static int64_t innerw_of(const drs_plan *p, const int *active, int nact)
+{
+    int64_t n = 1;
+    for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
+        n *= p->out_shape[i];
+    return n;
+}
+
 /* 1 when every active pass is a pure selection: one tap of weight exactly 1
  * per output (nearest modes, pads-only axes).  The passes then compose into
  * one index gather, y[i] = x[map(i)], which gives the same values as the
@@ -858,8 +927,8 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
      * W1 8.3-8.9 ms wherever the output lay in its page, against 9.4-15.4
      * streamed) */
     const int64_t ybytes = ny * (int64_t)drs_dtype_size(p->dtype);
-    const int stream = drs__stream_output(ybytes, 1),
-              stream_rows = nthr > 1 ? drs__stream_output(ybytes, nthr) : drs__stream_mode() == 1;
+    const int stream = drs__stream_output(ybytes, 1);
+    int stream_rows = nthr > 1 ? drs__stream_output(ybytes, nthr) : drs__stream_mode() == 1;
     if (nact > 0 && all_unit_gathers(&T)) { /* nearest: one gather */
         const int64_t Wo = p->out_shape[p->rank - 1];
         char *rb = NULL;
@@ -894,6 +963,16 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         for (int i = p->pass[active[nact - 1]].axis; i < p->rank; i++)
             orowlen *= p->out_shape[i];
     }
+    /* rows whose whole interior is streamed from the registers (the fused passes'
+     * 2-periodic two-tap rows in float with AVX-512: DEFINE_FUSED2's _row_stream)
+     * gain at every team size too (drs_bench, thread CPU time at 1 thread, 4
+     * alternating rounds, DRS_STREAM=0 against 1: W1 8.5-8.8 -> 6.8-7.0 ms, W10
+     * 2.9-3.2 -> 2.1-2.4, W12 8.4-9.2 -> 6.8-7.1; at 2 threads W1 5.3-6.8 ->
+     * 5.0-5.9, W12 5.5-6.5 -> 5.0-6.0, W10 1.7-2.0 -> 1.9) */
+    if (fuse && stream && !stream_rows && is_f32 && innerw_of(p, active, nact) == 1 &&
+        drs__simd_level() == DRS_SIMD_AVX512 && drs__stream_mode() == 0 &&
+        per2_two_taps(&T.tab[active[nact - 1]]))
+        stream_rows = 1;
     int64_t maxmid = 0;
     for (int a = 0; a < nact; a++) {
         shape[p->pass[active[a]].axis] = p->pass[active[a]].O;

@@ -185,6 +185,93 @@ int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, cons
 }
 #undef LERP2_PREFETCH
 
+/* The 2-periodic two-tap interior of a row (resample.c's PER2_LOOP with two
+ * taps) streamed out: outputs 2j and 2j + 1, j < np (a multiple of 16), are
+ * a = c[0] * x0[j] + c[1] * x0[j + 1] and b = c[2] * x1[j] + c[3] * x1[j + 1],
+ * the same two products and one sum each (the same bits), interleaved in the
+ * registers and written to y (on a 64-byte line) with streaming stores.
+ * Returns 0 (nothing written) unless the variant in use is AVX-512. */
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void per2_stream_avx512(float *y, const float *x0, const float *x1,
+                                                 const float c[4], int64_t np)
+{
+    const __m512 c00 = _mm512_set1_ps(c[0]), c01 = _mm512_set1_ps(c[1]);
+    const __m512 c10 = _mm512_set1_ps(c[2]), c11 = _mm512_set1_ps(c[3]);
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi =
+        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    for (int64_t j = 0; j < np; j += 16) {
+        const __m512 a = _mm512_add_ps(_mm512_mul_ps(c00, _mm512_loadu_ps(x0 + j)),
+                                       _mm512_mul_ps(c01, _mm512_loadu_ps(x0 + j + 1)));
+        const __m512 b = _mm512_add_ps(_mm512_mul_ps(c10, _mm512_loadu_ps(x1 + j)),
+                                       _mm512_mul_ps(c11, _mm512_loadu_ps(x1 + j + 1)));
+        _mm512_stream_ps(y + 2 * j, _mm512_permutex2var_ps(a, lo, b));
+        _mm512_stream_ps(y + 2 * j + 16, _mm512_permutex2var_ps(a, hi, b));
+    }
+}
+#endif
+/* A whole row of Ow = 32 * M outputs whose outputs 1 .. Ow - 2 are a 2-periodic
+ * two-tap run (2x upsampling): output 1 + 2j is c[0] * xa[j] + c[1] * xa[j + 1],
+ * output 2 + 2j is c[2] * xb[j] + c[3] * xb[j + 1] (the same two products and
+ * one sum as PER2_LOOP: the same bits), outputs 0 and Ow - 1 are e0 and e1;
+ * every line formed in the registers and streamed to y (on a 64-byte line).
+ * Each 32 outputs from 32m on are the even ones E (xb from 16m - 1) and the
+ * odd ones O (xa from 16m) interleaved; the loads before xb[0] and after the
+ * row's last input are masked off, their lanes replaced by e0 and e1. */
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void per2_row2x_avx512(float *y, int64_t M, float e0, float e1,
+                                                const float *xa, const float *xb,
+                                                const float c[4])
+{
+    const __m512 c0 = _mm512_set1_ps(c[0]), c1 = _mm512_set1_ps(c[1]);
+    const __m512 c2 = _mm512_set1_ps(c[2]), c3 = _mm512_set1_ps(c[3]);
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi =
+        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    for (int64_t m = 0; m < M; m++) {
+        const float *pb = xb + 16 * m - 1, *pa = xa + 16 * m;
+        const __mmask16 first = m == 0 ? (__mmask16)0xfffe : (__mmask16)0xffff;
+        const __mmask16 last = m == M - 1 ? (__mmask16)0x7fff : (__mmask16)0xffff;
+        __m512 E = _mm512_add_ps(_mm512_mul_ps(c2, _mm512_maskz_loadu_ps(first, pb)),
+                                 _mm512_mul_ps(c3, _mm512_loadu_ps(pb + 1)));
+        __m512 O = _mm512_add_ps(_mm512_mul_ps(c0, _mm512_loadu_ps(pa)),
+                                 _mm512_mul_ps(c1, _mm512_maskz_loadu_ps(last, pa + 1)));
+        if (m == 0)
+            E = _mm512_mask_mov_ps(E, 1, _mm512_set1_ps(e0));
+        if (m == M - 1)
+            O = _mm512_mask_mov_ps(O, (__mmask16)0x8000, _mm512_set1_ps(e1));
+        _mm512_stream_ps(y + 32 * m, _mm512_permutex2var_ps(E, lo, O));
+        _mm512_stream_ps(y + 32 * m + 16, _mm512_permutex2var_ps(E, hi, O));
+    }
+}
+#endif
+int drs__per2_row2x_stream_f32(float *y, int64_t Ow, float e0, float e1, const float *xa,
+                               const float *xb, const float c[4])
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)y & 63) || Ow % 32 || Ow < 32 || drs__simd_level() != DRS_SIMD_AVX512)
+        return 0;
+    per2_row2x_avx512(y, Ow / 32, e0, e1, xa, xb, c);
+    return 1;
+#else
+    (void)y, (void)Ow, (void)e0, (void)e1, (void)xa, (void)xb, (void)c;
+    return 0;
+#endif
+}
+
+int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float c[4], int64_t np)
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)y & 63) || np % 16 || drs__simd_level() != DRS_SIMD_AVX512)
+        return 0;
+    per2_stream_avx512(y, x0, x1, c, np);
+    return 1;
+#else
+    (void)y, (void)x0, (void)x1, (void)c, (void)np;
+    return 0;
+#endif
+}
+
 void drs__stream_begin(drs_stream *w)
 {
     w->at = NULL;

@@ -126,10 +126,13 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
  * the forward runs its chunked row path (and NCHW the plain one); C = 208,
  * a multiple of 16, with the 2x output on a 64-byte line, also its two-tap
  * chunks streamed from the registers when streaming stores are on (the
- * ctest entry test_threads_stream forces them). */
-static void check_nhwc(int64_t C)
+ * ctest entry test_threads_stream forces them); W = 48 (2x: rows of 96, a
+ * multiple of 32, on 64-byte lines) gives NCHW's whole-row 2x path streamed
+ * from the registers, and W = 81 with C = 1 its rows at each 8-byte offset
+ * (the interior's lines streamed, the ends through the row buffer). */
+static void check_nhwc(int64_t C, int64_t W)
 {
-    const int64_t N = 2, H = 19, W = 23, Ho = 31, Wo = 11;
+    const int64_t N = 2, H = 19, Ho = 31, Wo = 11;
     const size_t nx = (size_t)(N * C * H * W), ny = (size_t)(N * C * Ho * Wo);
     float *x = malloc(sizeof(float) * nx), *xt = malloc(sizeof(float) * nx);
     float *y = malloc(sizeof(float) * ny), *yt = malloc(sizeof(float) * ny);
@@ -199,7 +202,7 @@ static void check_nhwc(int64_t C)
                                        &gx[((n * C + c) * H + h) * W + w], sizeof(float)) != 0;
             }
         if (diff) {
-            printf("FAIL NHWC vs NCHW, C = %lld (%s): %s\n", (long long)C,
+            printf("FAIL NHWC vs NCHW, C = %lld, W = %lld (%s): %s\n", (long long)C, (long long)W,
                    m == 0 ? "cubic" : m == 1 ? "linear AA" : "linear 2x", drs_last_error());
             g_fail++;
         }
@@ -665,9 +668,11 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "TorchInterpolate mode %d aa=%d", (int)a.mode, aa);
             check(name, run_torch, &a, DRS_F32, shape_torch);
         }
-    check_nhwc(5);
-    check_nhwc(200);
-    check_nhwc(208);
+    check_nhwc(5, 23);
+    check_nhwc(200, 23);
+    check_nhwc(208, 23);
+    check_nhwc(3, 48);
+    check_nhwc(1, 81);
     check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
