@@ -293,11 +293,11 @@ void drs__stream_end(drs_stream *w);
 int drs__stream_output(int64_t bytes, int nthr);
 int drs__stream_footprint(int64_t out, int64_t total);
 int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */
-/* a channels-last chunk's two-tap outputs streamed out from the registers
+/* a channels-last chunk's one- or two-tap outputs streamed out from the registers
  * (simd.c); 0 when it cannot (nothing written) */
-int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const float *W,
-                          int64_t stride, int64_t n, int64_t c0, int64_t inner, const float *xr,
-                          int64_t rowlen, int nh, int64_t pf0, int64_t pfs);
+int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,
+                          const float *W, int64_t stride, int64_t n, int64_t c0, int64_t inner,
+                          const float *xr, int64_t rowlen, int nh, int64_t pf0, int64_t pfs);
 /* a row's 2-periodic two-tap interior streamed out from the registers
  * (simd.c); 0 when it cannot (nothing written) */
 int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float c[4],

@@ -576,14 +576,14 @@ DEFINE_LERP2(double)
         if (ob)                                                                                \
             drs__stream_put(ws, yrow, ob, (size_t)(Ow * inner) * sizeof(A));                   \
     })                                                                                         \
-    /* outputs o0 + [0, n) of the chunked row below when each reads two columns of   \
-     * tmp (from column c0 on): OUTPUT_ROW's two-tap arithmetic, so the same bits, \
-     * with the next chunk's input columns prefetched a slice per output */          \
+    /* outputs o0 + [0, n) of the chunked row below when each reads one or two        \
+     * columns of tmp (nt[j], from column c0 on): OUTPUT_ROW's arithmetic, so the same \
+     * bits, with the next chunk's input columns prefetched a slice per output */     \
     DRS_SIMD_FN(NAME##_taps2,                                                                  \
-                (A *restrict yd, const A *restrict tmp, const int64_t *first, const A *W,      \
-                 int64_t stride, int64_t n, int64_t c0, int64_t inner, const A *xr,            \
-                 int64_t rowlen, int nh, int64_t pf0, int64_t pfs),                            \
-                (yd, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs),           \
+                (A *restrict yd, const A *restrict tmp, const int64_t *first,                  \
+                 const int32_t *nt, const A *W, int64_t stride, int64_t n, int64_t c0,         \
+                 int64_t inner, const A *xr, int64_t rowlen, int nh, int64_t pf0, int64_t pfs), \
+                (yd, tmp, first, nt, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs),       \
     {                                                                                          \
         for (int64_t j = 0; j < n; j++) {                                                      \
             if (pfs > 0) {                                                                     \
@@ -592,9 +592,14 @@ DEFINE_LERP2(double)
                 for (int k = 0; k < nh && q1 > q0; k++)                                        \
                     drs__prefetch_span(xr + k * rowlen + q0, q1 - q0, sizeof(A));              \
             }                                                                                  \
-            const A w0 = W[j * stride], w1 = W[j * stride + 1];                                \
+            const A w0 = W[j * stride], w1 = nt[j] == 2 ? W[j * stride + 1] : (A)0;           \
             const A *restrict p0 = tmp + (first[j] - c0) * inner, *restrict p1 = p0 + inner;   \
             A *restrict yo = yd + j * inner;                                                   \
+            if (nt[j] == 1) {                                                                  \
+                for (int64_t i = 0; i < inner; i++)                                            \
+                    yo[i] = w0 * p0[i];                                                        \
+                continue;                                                                      \
+            }                                                                                  \
             for (int64_t i = 0; i < inner; i++) {                                              \
                 A a = w0 * p0[i];                                                              \
                 a += w1 * p1[i];                                                               \
@@ -625,7 +630,7 @@ DEFINE_LERP2(double)
             int64_t c0 = Lw, c1 = 0;                                                           \
             int taps2 = 1;                                                                     \
             for (int64_t o = o0; o < o1; o++)                                                  \
-                if ((taps2 &= tw->ntap[o] == 2), tw->ntap[o] > 0) {                            \
+                if ((taps2 &= tw->ntap[o] == 2 || tw->ntap[o] == 1), tw->ntap[o] > 0) {        \
                     c0 = tw->first[o] < c0 ? tw->first[o] : c0;                                \
                     c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1;    \
                 }                                                                              \
@@ -644,14 +649,16 @@ DEFINE_LERP2(double)
              * (W9 forward at 2 threads 5.8-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */      \
             const int64_t pf0 = c1 * inner, pfn = c0 < c1 && c1 < Lw ? (c1 - c0) * inner : 0;  \
             const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
-            if (taps2) { /* every output of the chunk reads two columns: one tight loop */    \
+            if (taps2) { /* every output of the chunk reads 1 or 2 columns: one tight loop */ \
                 if (ob && sizeof(A) == sizeof(float) &&                                        \
                     drs__lerp2_stream_f32((float *)(yrow + o0 * inner), (const float *)tmp,    \
-                                          tw->first + o0, (const float *)(Ww + o0 * tw->stride), \
+                                          tw->first + o0, tw->ntap + o0,                       \
+                                          (const float *)(Ww + o0 * tw->stride),               \
                                           tw->stride, o1 - o0, c0, inner, (const float *)xr,   \
                                           rowlen, (int)nh, pf0, pfs))                          \
                     continue; /* streamed from the registers */                              \
-                NAME##_taps2(ob ? ob : yrow + o0 * inner, tmp, tw->first + o0, Ww + o0 * tw->stride, \
+                NAME##_taps2(ob ? ob : yrow + o0 * inner, tmp, tw->first + o0, tw->ntap + o0,  \
+                             Ww + o0 * tw->stride,                                             \
                              tw->stride, o1 - o0, c0, inner, xr, rowlen, (int)nh, pf0, pfs);   \
                 if (ob)                                                                        \
                     drs__stream_put(ws, yrow + o0 * inner, ob,                                 \

@@ -114,10 +114,11 @@ static void stream_lines(char *d, const char *s, size_t k)
 #endif
 }
 
-/* Outputs j < n of a channels-last chunk whose outputs each read two columns
- * of tmp (fused.c's taps2): y[j * inner + i] = w0 * p0[i] + w1 * p1[i] with
- * p0 = tmp + (first[j] - c0) * inner, p1 = p0 + inner, the same two products
- * and one sum as there (the same bits), written with streaming stores
+/* Outputs j < n of a channels-last chunk whose outputs each read one or two
+ * (nt[j]) columns of tmp (resample.c's taps2): y[j * inner + i] = w0 * p0[i]
+ * + w1 * p1[i] with p0 = tmp + (first[j] - c0) * inner, p1 = p0 + inner, or
+ * w0 * p0[i], the same products and sum as there (the same bits), written
+ * with streaming stores
  * straight from the registers instead of through a row buffer; the next
  * chunk's input columns prefetched a slice per output as there.  Returns 0
  * (nothing written) unless y is on a 64-byte line, inner is a multiple of
@@ -131,38 +132,52 @@ static void stream_lines(char *d, const char *s, size_t k)
     }
 #if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void lerp2_stream_avx512(float *y, const float *tmp,
-                                                  const int64_t *first, const float *W,
+                                                  const int64_t *first, const int32_t *nt,
+                                                  const float *W,
                                                   int64_t stride, int64_t n, int64_t c0,
                                                   int64_t inner, const float *xr, int64_t rowlen,
                                                   int nh, int64_t pf0, int64_t pfs)
 {
     for (int64_t j = 0; j < n; j++) {
         LERP2_PREFETCH
-        const __m512 w0 = _mm512_set1_ps(W[j * stride]), w1 = _mm512_set1_ps(W[j * stride + 1]);
+        const __m512 w0 = _mm512_set1_ps(W[j * stride]),
+                     w1 = _mm512_set1_ps(nt[j] == 2 ? W[j * stride + 1] : 0.0f);
         const float *p0 = tmp + (first[j] - c0) * inner, *p1 = p0 + inner;
         float *yo = y + j * inner;
-        for (int64_t i = 0; i < inner; i += 16)
-            _mm512_stream_ps(yo + i, _mm512_add_ps(_mm512_mul_ps(w0, _mm512_loadu_ps(p0 + i)),
-                                                   _mm512_mul_ps(w1, _mm512_loadu_ps(p1 + i))));
+        if (nt[j] == 1)
+            for (int64_t i = 0; i < inner; i += 16)
+                _mm512_stream_ps(yo + i, _mm512_mul_ps(w0, _mm512_loadu_ps(p0 + i)));
+        else
+            for (int64_t i = 0; i < inner; i += 16)
+                _mm512_stream_ps(yo + i,
+                                 _mm512_add_ps(_mm512_mul_ps(w0, _mm512_loadu_ps(p0 + i)),
+                                               _mm512_mul_ps(w1, _mm512_loadu_ps(p1 + i))));
     }
 }
 DRS_TARGET_AVX2 static void lerp2_stream_avx2(float *y, const float *tmp, const int64_t *first,
-                                              const float *W, int64_t stride, int64_t n,
+                                              const int32_t *nt, const float *W, int64_t stride, int64_t n,
                                               int64_t c0, int64_t inner, const float *xr,
                                               int64_t rowlen, int nh, int64_t pf0, int64_t pfs)
 {
     for (int64_t j = 0; j < n; j++) {
         LERP2_PREFETCH
-        const __m256 w0 = _mm256_set1_ps(W[j * stride]), w1 = _mm256_set1_ps(W[j * stride + 1]);
+        const __m256 w0 = _mm256_set1_ps(W[j * stride]),
+                     w1 = _mm256_set1_ps(nt[j] == 2 ? W[j * stride + 1] : 0.0f);
         const float *p0 = tmp + (first[j] - c0) * inner, *p1 = p0 + inner;
         float *yo = y + j * inner;
-        for (int64_t i = 0; i < inner; i += 8)
-            _mm256_stream_ps(yo + i, _mm256_add_ps(_mm256_mul_ps(w0, _mm256_loadu_ps(p0 + i)),
-                                                   _mm256_mul_ps(w1, _mm256_loadu_ps(p1 + i))));
+        if (nt[j] == 1)
+            for (int64_t i = 0; i < inner; i += 8)
+                _mm256_stream_ps(yo + i, _mm256_mul_ps(w0, _mm256_loadu_ps(p0 + i)));
+        else
+            for (int64_t i = 0; i < inner; i += 8)
+                _mm256_stream_ps(yo + i,
+                                 _mm256_add_ps(_mm256_mul_ps(w0, _mm256_loadu_ps(p0 + i)),
+                                               _mm256_mul_ps(w1, _mm256_loadu_ps(p1 + i))));
     }
 }
 #endif
-int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const float *W,
+int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,
+                          const float *W,
                           int64_t stride, int64_t n, int64_t c0, int64_t inner, const float *xr,
                           int64_t rowlen, int nh, int64_t pf0, int64_t pfs)
 {
@@ -171,14 +186,14 @@ int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, cons
         return 0;
     const int l = drs__simd_level();
     if (l == DRS_SIMD_AVX512)
-        lerp2_stream_avx512(y, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
+        lerp2_stream_avx512(y, tmp, first, nt, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
     else if (l == DRS_SIMD_AVX2)
-        lerp2_stream_avx2(y, tmp, first, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
+        lerp2_stream_avx2(y, tmp, first, nt, W, stride, n, c0, inner, xr, rowlen, nh, pf0, pfs);
     else
         return 0;
     return 1;
 #else
-    (void)y, (void)tmp, (void)first, (void)W, (void)stride, (void)n, (void)c0, (void)inner;
+    (void)y, (void)tmp, (void)first, (void)nt, (void)W, (void)stride, (void)n, (void)c0, (void)inner;
     (void)xr, (void)rowlen, (void)nh, (void)pf0, (void)pfs;
     return 0;
 #endif
