@@ -975,8 +975,13 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
      * gain at every team size too (drs_bench, thread CPU time at 1 thread, 4
      * alternating rounds, DRS_STREAM=0 against 1: W1 8.5-8.8 -> 6.8-7.0 ms, W10
      * 2.9-3.2 -> 2.1-2.4, W12 8.4-9.2 -> 6.8-7.1; at 2 threads W1 5.3-6.8 ->
-     * 5.0-5.9, W12 5.5-6.5 -> 5.0-6.0, W10 1.7-2.0 -> 1.9) */
+     * 5.0-5.9, W12 5.5-6.5 -> 5.0-6.0, W10 1.7-2.0 -> 1.9), when every row starts on a
+     * line: the rows of an output 16 bytes past a line (NumPy's alignment) went out
+     * through the row buffer at their ends and were slower streamed than not (W1's
+     * shapes at 1 thread, 7.8-8.2 ms not streamed, 11.7-11.9 streamed; shifting the
+     * lines into place in the registers instead, one more permute a line, 11.7-12.4) */
     if (fuse && stream && !stream_rows && is_f32 && innerw_of(p, active, nact) == 1 &&
+        ((uintptr_t)y->data & 63) == 0 && orowlen % 16 == 0 &&
         drs__simd_level() == DRS_SIMD_AVX512 && drs__stream_mode() == 0 &&
         per2_two_taps(&T.tab[active[nact - 1]]))
         stream_rows = 1;

@@ -127,10 +127,11 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
  * a multiple of 16, with the 2x output on a 64-byte line, also its two-tap
  * chunks streamed from the registers when streaming stores are on (the
  * ctest entry test_threads_stream forces them); W = 48 (2x: rows of 96, a
- * multiple of 32, on 64-byte lines) gives NCHW's whole-row 2x path streamed
- * from the registers, and W = 81 with C = 1 its rows at each 8-byte offset
- * (the interior's lines streamed, the ends through the row buffer). */
-static void check_nhwc(int64_t C, int64_t W)
+ * multiple of 32; the output off floats past a 64-byte line) gives NCHW's
+ * whole-row 2x path streamed from the registers (off = 0) or its rows'
+ * interior lines from the registers and their ends through the row buffer
+ * (off > 0), as does W = 81 with C = 1, its rows at each 8-byte offset. */
+static void check_nhwc(int64_t C, int64_t W, int64_t off)
 {
     const int64_t N = 2, H = 19, Ho = 31, Wo = 11;
     const size_t nx = (size_t)(N * C * H * W), ny = (size_t)(N * C * Ho * Wo);
@@ -162,9 +163,10 @@ static void check_nhwc(int64_t C, int64_t W)
         const int64_t ho = sizes[0], wo = sizes[1];
         drs_resize_inputs in = {NULL, 0, NULL, 0, sizes, 2};
         /* on 64-byte lines, as the streaming stores straight from the registers need */
-        const size_t yb = (sizeof(float) * (size_t)(N * C * ho * wo) + 63) / 64 * 64;
-        float *yy = m == 2 ? aligned_alloc(64, yb) : y;
+        const size_t yb = (sizeof(float) * (size_t)(N * C * ho * wo) + 127) / 64 * 64;
+        float *yb0 = m == 2 ? aligned_alloc(64, yb) : NULL;
         float *yyt = m == 2 ? aligned_alloc(64, yb) : yt;
+        float *yy = m == 2 ? yb0 + off : y; /* off floats past a line */
         float *gg = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gy;
         float *ggt = m == 2 ? calloc((size_t)(N * C * ho * wo), sizeof(float)) : gyt;
         for (int64_t n = 0; m == 2 && n < N; n++)
@@ -202,12 +204,13 @@ static void check_nhwc(int64_t C, int64_t W)
                                        &gx[((n * C + c) * H + h) * W + w], sizeof(float)) != 0;
             }
         if (diff) {
-            printf("FAIL NHWC vs NCHW, C = %lld, W = %lld (%s): %s\n", (long long)C, (long long)W,
+            printf("FAIL NHWC vs NCHW, C = %lld, W = %lld, off %lld (%s): %s\n", (long long)C,
+                   (long long)W, (long long)off,
                    m == 0 ? "cubic" : m == 1 ? "linear AA" : "linear 2x", drs_last_error());
             g_fail++;
         }
         if (m == 2) {
-            free(yy);
+            free(yb0);
             free(yyt);
             free(gg);
             free(ggt);
@@ -668,11 +671,12 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "TorchInterpolate mode %d aa=%d", (int)a.mode, aa);
             check(name, run_torch, &a, DRS_F32, shape_torch);
         }
-    check_nhwc(5, 23);
-    check_nhwc(200, 23);
-    check_nhwc(208, 23);
-    check_nhwc(3, 48);
-    check_nhwc(1, 81);
+    check_nhwc(5, 23, 0);
+    check_nhwc(200, 23, 0);
+    check_nhwc(208, 23, 0);
+    for (int64_t off = 0; off < 16; off += 3) /* 0, 3, ..., 15 floats past a line */
+        check_nhwc(3, 48, off);
+    check_nhwc(1, 81, 0);
     check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
