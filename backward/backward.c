@@ -720,7 +720,7 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
                            (c->Oh - oh) * glen, DRS_PF_BYTES / (int64_t)sizeof(A));            \
             } else {                                                                           \
                 if (c->pf)                                                                     \
-                    drs__prefetch_ahead(g, oh * glen, glen, c->Oh * glen, sizeof(A));          \
+                    drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (tvf && oh >= own0)                                                         \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
                           (const A *)G->cdk, G->cdk_unit, g + oh * glen, buf + (oh - r0) * inner, \
