@@ -748,14 +748,18 @@ DEFINE_LERP2(double)
 DEFINE_FUSED2(fused2_f32, float, row_f32)
 DEFINE_FUSED2(fused2_f64, double, row_f64)
 
-/* 1 when table t's interior is 2-periodic with two taps (float weights), the
- * rows DEFINE_FUSED2's _row_stream streams from the registers */
+/* 1 when table t's rows are 2x rows (float weights): outputs 1 .. O - 2 a
+ * 2-periodic two-tap run and O a multiple of 32, the rows DEFINE_FUSED2's
+ * _row_stream streams whole from the registers (other 2-periodic rows send
+ * their ends through the row buffer, which the policy below was not measured
+ * on) */
 static int per2_two_taps(const drs_table *t)
 {
     int64_t u0, u1;
     int per2;
     const int nu = uniform_taps(t, &u0, &u1, &per2);
-    return nu == 2 && PERIODIC_WEIGHTS(per2, t, (const float *)t->wf, u0, u1, nu) == 1;
+    return nu == 2 && u0 == 1 && u1 == t->O - 1 && t->O % 32 == 0 &&
+           PERIODIC_WEIGHTS(per2, t, (const float *)t->wf, u0, u1, nu) == 1;
 }
 /* the extent after the last active pass's axis (its outputs' inner length) */
 static int64_t innerw_of(const drs_plan *p, const int *active, int nact)
@@ -981,7 +985,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
      * shapes at 1 thread, 7.8-8.2 ms not streamed, 11.7-11.9 streamed; shifting the
      * lines into place in the registers instead, one more permute a line, 11.7-12.4) */
     if (fuse && stream && !stream_rows && is_f32 && innerw_of(p, active, nact) == 1 &&
-        ((uintptr_t)y->data & 63) == 0 && orowlen % 16 == 0 &&
+        ((uintptr_t)y->data & 63) == 0 &&
         drs__simd_level() == DRS_SIMD_AVX512 && drs__stream_mode() == 0 &&
         per2_two_taps(&T.tab[active[nact - 1]]))
         stream_rows = 1;

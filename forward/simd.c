@@ -231,8 +231,9 @@ DRS_TARGET_AVX512 static void per2_stream_avx512(float *y, const float *x0, cons
  * one sum as PER2_LOOP: the same bits), outputs 0 and Ow - 1 are e0 and e1;
  * every line formed in the registers and streamed to y (on a 64-byte line).
  * Each 32 outputs from 32m on are the even ones E (xb from 16m - 1) and the
- * odd ones O (xa from 16m) interleaved; the loads before xb[0] and after the
- * row's last input are masked off, their lanes replaced by e0 and e1. */
+ * odd ones O (xa from 16m) interleaved; at m = 0 the lane before xb[0] is a
+ * zero moved in, at m = M - 1 the load after the row's last input is masked
+ * off, and those lanes are replaced by e0 and e1. */
 #if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void per2_row2x_avx512(float *y, int64_t M, float e0, float e1,
                                                 const float *xa, const float *xb,
@@ -244,11 +245,16 @@ DRS_TARGET_AVX512 static void per2_row2x_avx512(float *y, int64_t M, float e0, f
     const __m512i hi =
         _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
     for (int64_t m = 0; m < M; m++) {
-        const float *pb = xb + 16 * m - 1, *pa = xa + 16 * m;
-        const __mmask16 first = m == 0 ? (__mmask16)0xfffe : (__mmask16)0xffff;
+        const float *pa = xa + 16 * m;
         const __mmask16 last = m == M - 1 ? (__mmask16)0x7fff : (__mmask16)0xffff;
-        __m512 E = _mm512_add_ps(_mm512_mul_ps(c2, _mm512_maskz_loadu_ps(first, pb)),
-                                 _mm512_mul_ps(c3, _mm512_loadu_ps(pb + 1)));
+        /* xb[16m - 1 + i] and xb[16m + i]; at m = 0 the first is xb[0 .. 14] moved up a
+         * lane (lane 0 is replaced by e0 below) */
+        const __m512 b1 = _mm512_loadu_ps(xb + 16 * m);
+        const __m512 b0 =
+            m == 0 ? _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b1),
+                                                             _mm512_setzero_si512(), 15))
+                   : _mm512_loadu_ps(xb + 16 * m - 1);
+        __m512 E = _mm512_add_ps(_mm512_mul_ps(c2, b0), _mm512_mul_ps(c3, b1));
         __m512 O = _mm512_add_ps(_mm512_mul_ps(c0, _mm512_loadu_ps(pa)),
                                  _mm512_mul_ps(c1, _mm512_maskz_loadu_ps(last, pa + 1)));
         if (m == 0)

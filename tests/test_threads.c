@@ -121,6 +121,41 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
     return drs_torch_interpolate_infer_shape(cfg, x, r, os);
 }
 
+/* A 2x bilinear output of 32 MiB, which streams by default (the float32 2x
+ * rows from the registers when every row starts on a line), gives the bits
+ * of the same call in two halves of 16 MiB, which do not stream. */
+static void check_stream_policy(void)
+{
+    const int64_t C = 16, H = 256, W = 512;
+    const size_t nx = (size_t)(C * H * W), ny = 4 * nx;
+    float *x = malloc(sizeof(float) * nx), *y = aligned_alloc(64, sizeof(float) * ny);
+    float *yh = aligned_alloc(64, sizeof(float) * ny);
+    unsigned seed = 11;
+    for (size_t i = 0; x && i < nx; i++)
+        x[i] = (float)(lcg(&seed) % 1000) / 999.0f - 0.5f;
+    drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+    a.mode = DRS_TORCH_BILINEAR;
+    a.n_size = 2;
+    a.size[0] = 2 * H;
+    a.size[1] = 2 * W;
+    drs_tensor X = {DRS_F32, 4, {1, C, H, W}, x}, Y = {DRS_F32, 4, {1, C, 2 * H, 2 * W}, y};
+    drs_status st = x && y && yh ? drs_torch_interpolate_forward(&Y, &X, &a) : DRS_ERR_NOMEM;
+    for (int h = 0; h < 2 && !st; h++) {
+        drs_tensor Xh = {DRS_F32, 4, {1, C / 2, H, W}, x + (size_t)h * nx / 2};
+        drs_tensor Yh = {DRS_F32, 4, {1, C / 2, 2 * H, 2 * W}, yh + (size_t)h * ny / 2};
+        st = drs_torch_interpolate_forward(&Yh, &Xh, &a);
+    }
+    g_cases++;
+    if (st || memcmp(y, yh, sizeof(float) * ny) != 0) {
+        printf("FAIL 2x bilinear, 32 MiB output against two 16 MiB halves: %s\n",
+               st ? drs_last_error() : "bits differ");
+        g_fail++;
+    }
+    free(x);
+    free(y);
+    free(yh);
+}
+
 /* NHWC (axes {1,2}) and NCHW (axes {2,3}) give the same bits, forward and
  * data gradient.  C = 200 makes a channels-last row longer than 16 KiB, so
  * the forward runs its chunked row path (and NCHW the plain one); C = 208,
@@ -130,7 +165,8 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
  * multiple of 32; the output off floats past a 64-byte line) gives NCHW's
  * whole-row 2x path streamed from the registers (off = 0) or its rows'
  * interior lines from the registers and their ends through the row buffer
- * (off > 0), as does W = 81 with C = 1, its rows at each 8-byte offset. */
+ * (off > 0), as does W = 81 with C = 2, its rows at each 8-byte offset (NHWC
+ * runs the per-output path there, so both sides differ). */
 static void check_nhwc(int64_t C, int64_t W, int64_t off)
 {
     const int64_t N = 2, H = 19, Ho = 31, Wo = 11;
@@ -676,7 +712,8 @@ int main(int argc, char **argv)
     check_nhwc(208, 23, 0);
     for (int64_t off = 0; off < 16; off += 3) /* 0, 3, ..., 15 floats past a line */
         check_nhwc(3, 48, off);
-    check_nhwc(1, 81, 0);
+    check_nhwc(2, 81, 0);
+    check_stream_policy();
     check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
