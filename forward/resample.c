@@ -761,14 +761,6 @@ static int per2_two_taps(const drs_table *t)
     return nu == 2 && u0 == 1 && u1 == t->O - 1 && t->O % 32 == 0 &&
            PERIODIC_WEIGHTS(per2, t, (const float *)t->wf, u0, u1, nu) == 1;
 }
-/* the extent after the last active pass's axis (its outputs' inner length) */
-static int64_t innerw_of(const drs_plan *p, const int *active, int nact)
-{
-    int64_t n = 1;
-    for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
-        n *= p->out_shape[i];
-    return n;
-}
 
 /* 1 when every active pass is a pure selection: one tap of weight exactly 1
  * per output (nearest modes, pads-only axes).  The passes then compose into
@@ -974,6 +966,11 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
         for (int i = p->pass[active[nact - 1]].axis; i < p->rank; i++)
             orowlen *= p->out_shape[i];
     }
+    /* the extent after the fused passes' last axis (the axes after it are
+     * not resized): a product, not a quotient, so no division by an extent */
+    int64_t innerw = 1;
+    for (int i = fuse ? p->pass[active[nact - 1]].axis + 1 : p->rank; i < p->rank; i++)
+        innerw *= p->out_shape[i];
     /* rows whose whole interior is streamed from the registers (the fused passes'
      * 2-periodic two-tap rows in float with AVX-512: DEFINE_FUSED2's _row_stream)
      * gain at every team size too (drs_bench, thread CPU time at 1 thread, 4
@@ -984,7 +981,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
      * through the row buffer at their ends and were slower streamed than not (W1's
      * shapes at 1 thread, 7.8-8.2 ms not streamed, 11.7-11.9 streamed; shifting the
      * lines into place in the registers instead, one more permute a line, 11.7-12.4) */
-    if (fuse && stream && !stream_rows && is_f32 && innerw_of(p, active, nact) == 1 &&
+    if (fuse && stream && !stream_rows && is_f32 && innerw == 1 &&
         ((uintptr_t)y->data & 63) == 0 &&
         drs__simd_level() == DRS_SIMD_AVX512 && drs__stream_mode() == 0 &&
         per2_two_taps(&T.tab[active[nact - 1]]))
@@ -1011,12 +1008,7 @@ drs_status drs_plan_execute(const drs_plan *p, drs_tensor *y, const drs_tensor *
     }
     const int nmid = is_int ? nact : nact - 1 - fuse; /* passes that write a scratch buffer */
     size_t tslot = 0, oslot = 0;
-    /* the extent after the fused passes' last axis (the axes after it are
-     * not resized): a product, not a quotient, so no division by an extent */
-    int64_t innerw = 1;
     if (fuse) {
-        for (int i = p->pass[active[nact - 1]].axis + 1; i < p->rank; i++)
-            innerw *= p->out_shape[i];
         /* per thread: a row (and an output row) with 4 KiB to spare, so that
          * each row can sit at the page offset drs__place() picks */
         tslot = line_round((size_t)rowlen * esz) + 4096;
