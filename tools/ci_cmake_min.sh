@@ -15,7 +15,7 @@ rm -rf "$dir"
 /usr/bin/python3 -m venv "$dir/venv"
 "$dir/venv/bin/pip" install -q --disable-pip-version-check "cmake==$ver.*"
 cmake_bin=$dir/venv/bin/cmake
-"$cmake_bin" --version | head -n1
+"$cmake_bin" --version | sed -n 1p  # (sed reads it all: no SIGPIPE under pipefail)
 "$cmake_bin" -S . -B "$dir/b" -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$dir/configure.log"
 "$cmake_bin" --build "$dir/b" -j2 > "$dir/build.log"
 "$dir/venv/bin/ctest" --test-dir "$dir/b" --output-on-failure -R "^(abi_exports|install_consumer|test_forward|example_demo)$"

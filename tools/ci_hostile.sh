@@ -102,8 +102,13 @@ if [ -x venv/bin/python ] && venv/bin/python -c "import pytest, numpy" 2>/dev/nu
   case "$so" in *build-asan-py/*) ;; *)
     echo "python under ASan+UBSan: the sanitized build is not the one imported ($so)"; exit 1;;
   esac
-  ldd "$so" | grep -q libasan ||
-    { echo "python under ASan+UBSan: $so is not instrumented"; exit 1; }
+  # (ldd's output is taken whole before it is searched: `ldd | grep -q` under
+  # pipefail fails whenever grep exits on its match while the loader still
+  # writes the next line, one write per line, and ldd dies of SIGPIPE)
+  ldd_out="$(ldd "$so")"
+  case "$ldd_out" in *libasan*) ;; *)
+    echo "python under ASan+UBSan: $so is not instrumented"; exit 1;;
+  esac
   (cd tests/python && DRS_PY_FUZZ_SECONDS="${DRS_PY_FUZZ_SECONDS:-60}" \
    DRS_PY_FUZZ_SEED="${DRS_PY_FUZZ_SEED:-$(date +%Y%m%d)}" \
    san_py -m pytest -q -p no:cacheprovider test_api_fuzz.py test_numpy.py test_torch.py) \

@@ -72,7 +72,7 @@ dedup_key() {
         sed -E 's/^.*\/(forward|backward|autograd|gradcheck|tools|fuzz)\//\1\//' || true)
   if [ -z "$key" ]; then
     key=$(grep -E '^ *#[0-9]+ 0x[0-9a-f]+ in ' "$log" |
-          grep -E '/(forward|backward|autograd|gradcheck|tools|fuzz)/' | head -n 3 |
+          grep -E '/(forward|backward|autograd|gradcheck|tools|fuzz)/' | sed -n 1,3p |
           sed -E 's/^ *#[0-9]+ 0x[0-9a-f]+ in ([^ ]+) .*\/([a-z_]+\/[a-z_0-9]+\.[ch]):([0-9]+).*/\1@\2:\3/' |
           tr '\n' ' ')
     key="$(grep -m1 -oE 'ERROR: [A-Za-z]+Sanitizer: [a-z-]+|ERROR: libFuzzer: [a-z -]+' "$log" || echo unknown) $key"

@@ -37,7 +37,7 @@ for l in dresample dresample_autograd dresample_gradcheck; do
   [ -e "$lib/$so" ] || fail "no $so link"
 done
 for l in dresample_autograd dresample_gradcheck; do # the shared layers use the shared core
-  readelf -d "$lib/lib$l.so" | grep -qF "[libdresample.so.$sover]" ||
+  readelf -d "$lib/lib$l.so" | grep -F "[libdresample.so.$sover]" >/dev/null ||
     fail "lib$l.so does not link libdresample.so.$sover"
 done
 "$p/bin/dresample" --help > /dev/null || fail "installed CLI does not run"
@@ -52,7 +52,7 @@ run3() { # runs consumer, consumer_autograd, consumer_gradcheck from $1 (names p
     "$1/$2$c" > "$tmp/out" 2>&1 || { cat "$tmp/out"; fail "$3: $c"; }
   done
 }
-needs_core() { readelf -d "$1" | grep -q 'NEEDED.*libdresample\.so'; }
+needs_core() { readelf -d "$1" | grep 'NEEDED.*libdresample\.so' >/dev/null; }  # (no -q: grep reads to the end, so readelf never meets SIGPIPE under pipefail)
 
 # ---- 1, 2: find_package, shared and static
 for kind in shared static; do
