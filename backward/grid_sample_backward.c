@@ -409,8 +409,6 @@ static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64
                 act[b] = m[3 * b] != 0.0 || m[3 * b + 1] != 0.0 || m[3 * b + 2] != 0.0;        \
                 G[0][b] = G[1][b] = G[2][b] = 0.0;                                             \
                 G2[b] = (drs_gs_v2d){0.0, 0.0};                                                \
-                for (int k = 0; k < nt[b] && S == 2; k++)                                      \
-                    hv[b * mt + k] = (drs_gs_v2d){dw[1][b * mt + k], dw[2][b * mt + k]};       \
             }                                                                                  \
             gs_gg_vgroup vg[GS_GG_MAX_VGROUPS];                                                \
             gs_gg_cgroup cg[GS_GG_MAX_CGROUPS];                                                \
@@ -422,6 +420,11 @@ static void gs_gg_vbicubic(const float *xc0, const float *dyc0, int64_t Q, int64
              * loop's */                                                                 \
             int64_t rb[GS_GG_MAX_VGROUPS + 1] = {0}, re[GS_GG_MAX_VGROUPS + 1] = {0};          \
             const int64_t nr = drs_gs_runs(np, nvg, DRS_GS_VP, vfull, rb, re);                \
+            /* the scalar loop's weight derivatives as pairs, for its points only */           \
+            for (int64_t r = 0; r < nr && S == 2; r++)                                         \
+                for (int64_t b = rb[r]; b < re[r]; b++)                                        \
+                    for (int k = 0; k < nt[b]; k++)                                            \
+                        hv[b * mt + k] = (drs_gs_v2d){dw[1][b * mt + k], dw[2][b * mt + k]};   \
             for (int64_t c0 = 0; c0 < C; c0 += GS_GG_CH) {                                     \
                 const int cs = C - c0 < GS_GG_CH ? (int)(C - c0) : GS_GG_CH;                   \
                 const T *xc0 = x + (n * C + c0) * Q;                                           \

@@ -293,6 +293,61 @@ int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float
 #endif
 }
 
+/* One row of the 2-D data gradient of an integer-factor downsampling with one
+ * tap per input on both axes (area with exact factors, backward.c's direct
+ * rows): d[q] = 0 + w * (0 + c[q % K] * s[q / K]), q < n, the arithmetic of
+ * its two transposed passes (TROW_DOWN forms T[q] = 0 + c[q % K] * s[q / K],
+ * TSWEEP's one tap 0 + w * T[q]: the same bits, -0 products included),
+ * written with streaming stores straight from the registers; the row of T is
+ * never stored.  Returns 0 (nothing written) unless d is on a 64-byte line,
+ * n is a multiple of 16 and K * ns >= n (ns: the elements of s), 2 <= K <= 8,
+ * and the variant in use is AVX-512. */
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64_t ns,
+                                                 const float *c, int K, float w, int64_t n)
+{
+    /* the 16 outputs from q0 = 16v read s[q0 / K + idx[p][l]] with coefficient
+     * cf[p][l], p = v % P, P = K / gcd(K, 16) phases */
+    const int P = (K & 1) ? K : (K & 3) ? K / 2 : (K & 7) ? K / 4 : 1;
+    int32_t idx[8][16];
+    float cf[8][16];
+    int dm[8]; /* q0 / K grows by dm[p] from phase p to the next */
+    for (int p = 0; p < P; p++) {
+        for (int l = 0; l < 16; l++) {
+            const int q = 16 * p + l;
+            idx[p][l] = q / K - (16 * p) / K;
+            cf[p][l] = c[q % K];
+        }
+        dm[p] = (16 * (p + 1)) / K - (16 * p) / K;
+    }
+    const __m512 vw = _mm512_set1_ps(w), z = _mm512_setzero_ps();
+    int p = 0;
+    int64_t m0 = 0;
+    for (int64_t q0 = 0; q0 < n; q0 += 16, m0 += dm[p], p = p + 1 == P ? 0 : p + 1) {
+        const int64_t left = ns - m0;
+        const __mmask16 k = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        const __m512 x = _mm512_permutexvar_ps(_mm512_loadu_si512((const void *)idx[p]),
+                                               _mm512_maskz_loadu_ps(k, s + m0));
+        const __m512 t = _mm512_add_ps(z, _mm512_mul_ps(_mm512_loadu_ps(cf[p]), x));
+        _mm512_stream_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
+    }
+}
+#endif
+int drs__down_stream_f32(float *d, const float *s, int64_t ns, const float *c, int K, float w,
+                         int64_t n)
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)d & 63) || n % 16 || K < 2 || K > 8 || (int64_t)K * ns < n ||
+        drs__simd_level() != DRS_SIMD_AVX512)
+        return 0;
+    down_stream_avx512(d, s, ns, c, K, w, n);
+    return 1;
+#else
+    (void)d, (void)s, (void)ns, (void)c, (void)K, (void)w, (void)n;
+    return 0;
+#endif
+}
+
 void drs__stream_begin(drs_stream *w)
 {
     w->at = NULL;

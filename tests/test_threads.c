@@ -156,6 +156,59 @@ static void check_stream_policy(void)
     free(yh);
 }
 
+/* The data gradient of an integer-factor area downsampling (adaptive average
+ * pooling with exact factors: every input one tap on both axes) into a dx on a
+ * 64-byte line: with streaming stores and AVX-512 its rows go straight from
+ * dy's (backward.c's direct rows), with dx one float past a line through the
+ * two transposed passes.  Both give the same bits, and with power-of-two
+ * factors each element is dy / (kh * kw) exactly (a hand value).  The ctest
+ * entry test_threads_stream forces streaming for the small cases; the last
+ * case, a 32 MiB dx at one thread, streams by default. */
+static void check_area_down(int64_t kh, int64_t kw, int64_t C, int64_t Ho, int64_t Wo)
+{
+    const int64_t H = kh * Ho, W = kw * Wo;
+    const size_t nx = (size_t)(C * H * W), ny = (size_t)(C * Ho * Wo);
+    float *gy = malloc(sizeof(float) * ny), *x = calloc(nx, sizeof(float));
+    float *gx = aligned_alloc(64, sizeof(float) * (nx + 16));
+    float *gxu = aligned_alloc(64, sizeof(float) * (nx + 16));
+    unsigned seed = 13;
+    for (size_t i = 0; gy && i < ny; i++) /* with -0 and a few exact zeros */
+        gy[i] = i % 97 == 5 ? -0.0f : (float)((int)(lcg(&seed) % 2001) - 1000) / 7.0f;
+    drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+    a.mode = DRS_TORCH_AREA;
+    a.n_size = 2;
+    a.size[0] = Ho;
+    a.size[1] = Wo;
+    drs_tensor X = {DRS_F32, 4, {1, C, H, W}, x}, GY = {DRS_F32, 4, {1, C, Ho, Wo}, gy};
+    drs_tensor GX = {DRS_F32, 4, {1, C, H, W}, gx}, GXU = {DRS_F32, 4, {1, C, H, W}, gxu + 1};
+    drs_status st = gy && x && gx && gxu ? DRS_OK : DRS_ERR_NOMEM;
+    if (!st)
+        st = drs_torch_interpolate_backward(&GX, &GY, &X, &a, DRS_GRAD_OVERWRITE);
+    if (!st)
+        st = drs_torch_interpolate_backward(&GXU, &GY, &X, &a, DRS_GRAD_OVERWRITE);
+    g_cases++;
+    const int pow2 = !((kh * kw) & (kh * kw - 1));
+    size_t bad = nx;
+    for (size_t i = 0; !st && i < nx && bad == nx; i++) {
+        const size_t c = i / (size_t)(H * W), h = i / (size_t)W % (size_t)H, w = i % (size_t)W;
+        const float hand = gy[(c * (size_t)Ho + h / (size_t)kh) * (size_t)Wo + w / (size_t)kw] /
+                           (float)(kh * kw);
+        if (memcmp(&gx[i], &gxu[1 + i], sizeof(float)) != 0 ||
+            (pow2 && memcmp(&gx[i], &(float){hand + 0.0f}, sizeof(float)) != 0))
+            bad = i;
+    }
+    if (st || bad != nx) {
+        printf("FAIL area %lldx%lld down, C=%lld %lldx%lld: %s (element %zu)\n", (long long)kh,
+               (long long)kw, (long long)C, (long long)H, (long long)W,
+               st ? drs_last_error() : "bits differ", bad);
+        g_fail++;
+    }
+    free(gy);
+    free(x);
+    free(gx);
+    free(gxu);
+}
+
 /* NHWC (axes {1,2}) and NCHW (axes {2,3}) give the same bits, forward and
  * data gradient.  C = 200 makes a channels-last row longer than 16 KiB, so
  * the forward runs its chunked row path (and NCHW the plain one); C = 208,
@@ -714,6 +767,14 @@ int main(int argc, char **argv)
         check_nhwc(3, 48, off);
     check_nhwc(2, 81, 0);
     check_stream_policy();
+    for (int64_t k = 2; k <= 8; k++) /* every downsampling factor the direct rows take */
+        check_area_down(k, k, 3, 5, 16);
+    check_area_down(2, 4, 2, 7, 4);
+    check_area_down(3, 2, 2, 4, 24);
+    const int nt_before = drs_get_num_threads();
+    drs_set_num_threads(1); /* one thread streams a 32 MiB dx by default */
+    check_area_down(4, 4, 8, 256, 256);
+    drs_set_num_threads(nt_before);
     check_scratch_cache();
     printf("test_threads: %d cases, %d failed\n", g_cases, g_fail);
     return g_fail ? 1 : 0;
