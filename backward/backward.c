@@ -870,11 +870,13 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         (g && (tstride > INT64_MAX / 2 - tbytes || rowlen > INT64_MAX / 8)))
         goto out; /* scratch beyond 64 bits: the caller's general chain */
     tstride += g ? 3 * rowlen + tbytes : 0;
-    /* an overwritten dx far larger than the caches: one more row per thread,
+    /* an overwritten dx streamed out (drs__stream_gradient: large, or with a team
+     * large and read from a dy at least twice its size): one more row per thread,
      * where each dx row is formed before it is streamed out */
-    int64_t sbuf = 0, nxb;
+    int64_t sbuf = 0, nxb, nyb;
     if (dx && !accumulate && !drs__mul_overflow(outer * Lh, rowlen * (int64_t)esz, &nxb) &&
-        drs__stream_output(nxb, nthr) && tstride <= INT64_MAX - rowlen) {
+        !drs__mul_overflow(outer * Oh, Ow * inner * (int64_t)esz, &nyb) &&
+        drs__stream_gradient(nxb, nyb, nthr) && tstride <= INT64_MAX - rowlen) {
         sbuf = tstride;
         tstride += rowlen;
     }

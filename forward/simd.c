@@ -477,6 +477,28 @@ int drs__stream_output(int64_t bytes, int nthr)
 #endif
 }
 
+/* 1 when a data gradient of wbytes, formed from rbytes of the output gradient
+ * by a team of nthr threads, is streamed out: as drs__stream_output, and with
+ * a team also from DRS_STREAM_MIN_BYTES when it reads at least twice what it
+ * writes (an upsampling's gradient: the read-for-ownership of ordinary stores
+ * competes with the reads).  Measured at 2 threads on the machine above
+ * (bench/drs_bench, min of alternating rounds): the backward of W1 (128 MiB
+ * read, 32 MiB written) 5.9 -> 5.3 ms streamed, W2 5.7 -> 5.1, W3 9.6 -> 8.9,
+ * W10 1.9 -> 1.7, W12 5.6 -> 5.0; W6's (3 MiB read, 48 MiB written) 1.5 ->
+ * 1.8, so not there. */
+int drs__stream_gradient(int64_t wbytes, int64_t rbytes, int nthr)
+{
+    if (drs__stream_output(wbytes, nthr))
+        return 1;
+#if defined(__SSE2__)
+    return drs__stream_mode() == 0 && nthr > 1 && wbytes >= DRS_STREAM_MIN_BYTES &&
+           rbytes / 2 >= wbytes;
+#else
+    (void)rbytes;
+    return 0;
+#endif
+}
+
 /* 1 when a gather kernel's output of out bytes is streamed out, the call
  * touching total bytes in all (its inputs and the output): from
  * DRS_STREAM_MIN_BYTES on, a last-level cache's size on the machines these

@@ -121,6 +121,24 @@ static drs_status shape_torch(const void *cfg, const drs_tensor *x, int *r, int6
     return drs_torch_interpolate_infer_shape(cfg, x, r, os);
 }
 
+/* v[i] in [-0.5, 0.5] from seed (nothing when v is NULL) */
+static void fill_signed(float *v, size_t n, unsigned seed)
+{
+    for (size_t i = 0; v && i < n; i++)
+        v[i] = (float)(lcg(&seed) % 1000) / 999.0f - 0.5f;
+}
+
+/* PyTorch-style bilinear to Ho x Wo */
+static drs_torch_interpolate_attrs bilinear_to(int64_t Ho, int64_t Wo)
+{
+    drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
+    a.mode = DRS_TORCH_BILINEAR;
+    a.n_size = 2;
+    a.size[0] = Ho;
+    a.size[1] = Wo;
+    return a;
+}
+
 /* A 2x bilinear output of 32 MiB, which streams by default (the float32 2x
  * rows from the registers when every row starts on a line), gives the bits
  * of the same call in two halves of 16 MiB, which do not stream. */
@@ -130,14 +148,8 @@ static void check_stream_policy(void)
     const size_t nx = (size_t)(C * H * W), ny = 4 * nx;
     float *x = malloc(sizeof(float) * nx), *y = aligned_alloc(64, sizeof(float) * ny);
     float *yh = aligned_alloc(64, sizeof(float) * ny);
-    unsigned seed = 11;
-    for (size_t i = 0; x && i < nx; i++)
-        x[i] = (float)(lcg(&seed) % 1000) / 999.0f - 0.5f;
-    drs_torch_interpolate_attrs a = drs_torch_interpolate_attrs_default();
-    a.mode = DRS_TORCH_BILINEAR;
-    a.n_size = 2;
-    a.size[0] = 2 * H;
-    a.size[1] = 2 * W;
+    fill_signed(x, nx, 11);
+    const drs_torch_interpolate_attrs a = bilinear_to(2 * H, 2 * W);
     drs_tensor X = {DRS_F32, 4, {1, C, H, W}, x}, Y = {DRS_F32, 4, {1, C, 2 * H, 2 * W}, y};
     drs_status st = x && y && yh ? drs_torch_interpolate_forward(&Y, &X, &a) : DRS_ERR_NOMEM;
     for (int h = 0; h < 2 && !st; h++) {
@@ -154,6 +166,43 @@ static void check_stream_policy(void)
     free(x);
     free(y);
     free(yh);
+}
+
+/* The default policy for a 2-D data gradient with a team: a 2x bilinear
+ * upsampling's 32 MiB dx read from a dy four times larger is streamed out at
+ * two threads; the same call in two halves of 16 MiB is not.  Same bits. */
+static void check_grad_stream_policy(void)
+{
+    const int64_t C = 32, H = 512, W = 512;
+    const size_t nx = (size_t)(C * H * W), ny = 4 * nx;
+    float *x = calloc(nx, sizeof(float)), *gy = malloc(sizeof(float) * ny);
+    float *gx = aligned_alloc(64, sizeof(float) * nx), *gxh = aligned_alloc(64, sizeof(float) * nx);
+    fill_signed(gy, ny, 17);
+    const drs_torch_interpolate_attrs a = bilinear_to(2 * H, 2 * W);
+    const int nt_before = drs_get_num_threads();
+    drs_set_num_threads(2);
+    drs_tensor X = {DRS_F32, 4, {1, C, H, W}, x}, GX = {DRS_F32, 4, {1, C, H, W}, gx};
+    drs_tensor GY = {DRS_F32, 4, {1, C, 2 * H, 2 * W}, gy};
+    drs_status st = x && gy && gx && gxh
+                        ? drs_torch_interpolate_backward(&GX, &GY, &X, &a, DRS_GRAD_OVERWRITE)
+                        : DRS_ERR_NOMEM;
+    for (int h = 0; h < 2 && !st; h++) {
+        drs_tensor Xh = {DRS_F32, 4, {1, C / 2, H, W}, x + (size_t)h * nx / 2};
+        drs_tensor GXh = {DRS_F32, 4, {1, C / 2, H, W}, gxh + (size_t)h * nx / 2};
+        drs_tensor GYh = {DRS_F32, 4, {1, C / 2, 2 * H, 2 * W}, gy + (size_t)h * ny / 2};
+        st = drs_torch_interpolate_backward(&GXh, &GYh, &Xh, &a, DRS_GRAD_OVERWRITE);
+    }
+    drs_set_num_threads(nt_before);
+    g_cases++;
+    if (st || memcmp(gx, gxh, sizeof(float) * nx) != 0) {
+        printf("FAIL 2x bilinear backward at 2 threads, 32 MiB dx against two 16 MiB halves: %s\n",
+               st ? drs_last_error() : "bits differ");
+        g_fail++;
+    }
+    free(x);
+    free(gy);
+    free(gx);
+    free(gxh);
 }
 
 /* The data gradient of an integer-factor area downsampling (adaptive average
@@ -767,6 +816,7 @@ int main(int argc, char **argv)
         check_nhwc(3, 48, off);
     check_nhwc(2, 81, 0);
     check_stream_policy();
+    check_grad_stream_policy();
     for (int64_t k = 2; k <= 8; k++) /* every downsampling factor the direct rows take */
         check_area_down(k, k, 3, 5, 16);
     check_area_down(2, 4, 2, 7, 4);
