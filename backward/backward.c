@@ -327,18 +327,33 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
         _Pragma("omp parallel for schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t s = 0; s < ns; s++)                                                       \
             NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
-                        inner, accumulate, dyn, 0);                                            \
+                        inner, accumulate, dyn, 0, 0);                                         \
     }
+/* How far ahead a row read in ascending order is prefetched when into the L2
+ * (pf_step's l2): the channels-last rows of tiled2 (64 KiB in W9), whose
+ * prefetches into the L1, DRS_PF_BYTES ahead, waited for the L1's few miss
+ * buffers (a quarter of the transposed pass).  W9 backward at 1 thread 10.3 ->
+ * 8.9 ms 8 KiB ahead into the L2, 8.8 at 16 KiB, 8.7-9.0 at 32 KiB, 8.9 at
+ * 64 KiB; at 2 threads 7.0-7.6 -> 5.8-5.9 at 32 KiB. */
+#define DRS_PF_L2_BYTES (8 * DRS_PF_BYTES)
+
 /* A row read in ascending order, prefetched pfd elements ahead: elements up
  * to hi (clipped to end) are wanted; prefetch those of [hi - pfd, hi) not
- * requested yet (*pf_at: requested up to here) */
+ * requested yet (*pf_at: requested up to here); l2: into the L2 only */
 static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t end, int64_t pfd,
-                           size_t esz)
+                           size_t esz, int l2)
 {
     hi = hi < end ? hi : end;
     const int64_t lo = *pf_at > hi - pfd ? *pf_at : hi - pfd;
-    if (hi > lo)
-        drs__prefetch_span((const char *)base + lo * (int64_t)esz, hi - lo, esz);
+    if (hi > lo) {
+        if (l2) { /* into the L2 only (prefetcht1) */
+            const char *c = (const char *)base + lo * (int64_t)esz;
+            for (int64_t q = 0; q < (hi - lo) * (int64_t)esz; q += 64)
+                __builtin_prefetch(c + q, 0, 2);
+        } else {
+            drs__prefetch_span((const char *)base + lo * (int64_t)esz, hi - lo, esz);
+        }
+    }
     *pf_at = hi > *pf_at ? hi : *pf_at;
 }
 
@@ -350,16 +365,18 @@ static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t
 #define DEFINE_TPASS_SPAN(NAME, A)                                                             \
     DRS_SIMD_FN(NAME##_span,                                                                   \
                 (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
-                 int64_t O, int64_t inner, int accumulate, int64_t dyn, int64_t pf_from),      \
-                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn, pf_from),                   \
+                 int64_t O, int64_t inner, int accumulate, int64_t dyn, int64_t pf_from,       \
+                 int l2),                                                                      \
+                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn, pf_from, l2),               \
     {                                                                                          \
-        const int64_t Lin = tt->Lin, pfd = DRS_PF_BYTES / (int64_t)sizeof(A);                  \
+        const int64_t Lin = tt->Lin;                                                           \
+        const int64_t pfd = (l2 ? DRS_PF_L2_BYTES : DRS_PF_BYTES) / (int64_t)sizeof(A);        \
         int64_t pf_at = pf_from; /* dy is prefetched up to here */                             \
         for (int64_t k = k0; k < k1; k++) {                                                    \
             const int64_t j = k % Lin, e1 = tt->off[j + 1];                                    \
             if (dyn && e1 > tt->off[j])                                                        \
                 pf_step(dy, &pf_at, ((k / Lin) * O + tt->o[e1 - 1] + 1) * inner + pfd, dyn,    \
-                        pfd, sizeof(A));                                                       \
+                        pfd, sizeof(A), l2);                                                   \
             TENTRY_INNER(A, A, j, dx + k * inner, dy + (k / Lin) * O * inner, 0);              \
         }                                                                                      \
     })
@@ -743,7 +760,7 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
                  * 10.0-10.3 ms at 1 thread) */                                                \
                 TPASS_SPAN(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                       \
                            buf + (oh - r0) * inner, 0, c->ttw->Lin, c->Ow, c->inner, 0,        \
-                           (c->Oh - oh) * glen, DRS_PF_BYTES / (int64_t)sizeof(A));            \
+                           (c->Oh - oh) * glen, DRS_PF_L2_BYTES / (int64_t)sizeof(A), 1);      \
             } else {                                                                           \
                 if (c->pf)                                                                     \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
