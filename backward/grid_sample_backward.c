@@ -877,8 +877,17 @@ static void gs_bands_build(const drs_gs_plan *p, const gs_scratch *s)
                     for (int64_t e = e0; e < e1; e++) {                                        \
                         const int64_t q = pts[e];                                              \
                         gs_vsd d = {0.0};                                                      \
-                        for (int i = 0; i < nc; i++)                                           \
-                            d[i] = (double)dyc[i * P + q];                                     \
+                        if (nc == GS_VS) { /* in the registers: lanes stored one by one and  \
+                                            * read back as a vector stalled every point */    \
+                            const T *y = dyc + q;                                              \
+                            d = (gs_vsd){(double)y[0],     (double)y[P],                       \
+                                         (double)y[2 * P], (double)y[3 * P],                   \
+                                         (double)y[4 * P], (double)y[5 * P],                   \
+                                         (double)y[6 * P], (double)y[7 * P]};                  \
+                        } else {                                                               \
+                            for (int i = 0; i < nc; i++)                                       \
+                                d[i] = (double)dyc[i * P + q];                                 \
+                        }                                                                      \
                         const int64_t *o = toff + q * mt;                                      \
                         const double *w = tw + q * mt;                                         \
                         for (int k = 0; k < ntap[q]; k++) {                                    \
