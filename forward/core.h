@@ -294,10 +294,10 @@ int drs__stream_output(int64_t bytes, int nthr);
 int drs__stream_gradient(int64_t wbytes, int64_t rbytes, int nthr);
 int drs__stream_footprint(int64_t out, int64_t total);
 int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */
-/* a row of an integer-factor downsampling's 2-D data gradient streamed out
- * from the registers (simd.c); 0 when it cannot (nothing written) */
+/* a row of an integer-factor downsampling's 2-D data gradient written from
+ * the registers, streamed when nt (simd.c); 0 when it cannot (nothing written) */
 int drs__down_stream_f32(float *d, const float *s, int64_t ns, const float *c, int K, float w,
-                         int64_t n);
+                         int64_t n, int nt);
 /* a channels-last chunk's one- or two-tap outputs streamed out from the registers
  * (simd.c); 0 when it cannot (nothing written) */
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,

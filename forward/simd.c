@@ -298,13 +298,14 @@ int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float
  * rows): d[q] = 0 + w * (0 + c[q % K] * s[q / K]), q < n, the arithmetic of
  * its two transposed passes (TROW_DOWN forms T[q] = 0 + c[q % K] * s[q / K],
  * TSWEEP's one tap 0 + w * T[q]: the same bits, -0 products included),
- * written with streaming stores straight from the registers; the row of T is
- * never stored.  Returns 0 (nothing written) unless d is on a 64-byte line,
+ * written straight from the registers (streaming stores when nt, else
+ * ordinary ones); the row of T is never stored.  Returns 0 (nothing written) unless d is on a 64-byte line,
  * n is a multiple of 16 and K * ns >= n (ns: the elements of s), 2 <= K <= 8,
  * and the variant in use is AVX-512. */
 #if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64_t ns,
-                                                 const float *c, int K, float w, int64_t n)
+                                                 const float *c, int K, float w, int64_t n,
+                                                 int nt)
 {
     /* the 16 outputs from q0 = 16v read s[q0 / K + idx[p][l]] with coefficient
      * cf[p][l], p = v % P, P = K / gcd(K, 16) phases */
@@ -329,21 +330,24 @@ DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64
         const __m512 x = _mm512_permutexvar_ps(_mm512_loadu_si512((const void *)idx[p]),
                                                _mm512_maskz_loadu_ps(k, s + m0));
         const __m512 t = _mm512_add_ps(z, _mm512_mul_ps(_mm512_loadu_ps(cf[p]), x));
-        _mm512_stream_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
+        if (nt)
+            _mm512_stream_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
+        else
+            _mm512_store_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
     }
 }
 #endif
 int drs__down_stream_f32(float *d, const float *s, int64_t ns, const float *c, int K, float w,
-                         int64_t n)
+                         int64_t n, int nt)
 {
 #if DRS_SIMD_MULTI
     if (((uintptr_t)d & 63) || n % 16 || K < 2 || K > 8 || (int64_t)K * ns < n ||
         drs__simd_level() != DRS_SIMD_AVX512)
         return 0;
-    down_stream_avx512(d, s, ns, c, K, w, n);
+    down_stream_avx512(d, s, ns, c, K, w, n, nt);
     return 1;
 #else
-    (void)d, (void)s, (void)ns, (void)c, (void)K, (void)w, (void)n;
+    (void)d, (void)s, (void)ns, (void)c, (void)K, (void)w, (void)n, (void)nt;
     return 0;
 #endif
 }
