@@ -729,8 +729,11 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
         if (c->pf && oh != last) /* each dy row once, as tiled2 reads it */
             drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(float));
         last = oh;
-        drs__down_stream_f32(d + j * c->rowlen, g + oh * glen + o0, glen - o0, c->dc, c->down,
-                             tt->wf[e], c->rowlen, c->sbuf > 0);
+        float *dr = d + j * c->rowlen;
+        const float *s = g + oh * glen + o0, w = tt->wf[e];
+        if (!drs__down_stream_f32(dr, s, glen - o0, c->dc, c->down, w, c->rowlen, c->sbuf > 0))
+            for (int64_t q = 0; q < c->rowlen; q++) /* (the caller checked what it needs) */
+                dr[q] = 0.0f + w * (0.0f + c->dc[q % c->down] * s[q / c->down]);
     }
 }
 
