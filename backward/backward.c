@@ -345,15 +345,10 @@ static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t
 {
     hi = hi < end ? hi : end;
     const int64_t lo = *pf_at > hi - pfd ? *pf_at : hi - pfd;
-    if (hi > lo) {
-        if (l2) { /* into the L2 only (prefetcht1) */
-            const char *c = (const char *)base + lo * (int64_t)esz;
-            for (int64_t q = 0; q < (hi - lo) * (int64_t)esz; q += 64)
-                __builtin_prefetch(c + q, 0, 2);
-        } else {
-            drs__prefetch_span((const char *)base + lo * (int64_t)esz, hi - lo, esz);
-        }
-    }
+    if (hi > lo && l2)
+        drs__prefetch_span_l2((const char *)base + lo * (int64_t)esz, hi - lo, esz);
+    else if (hi > lo)
+        drs__prefetch_span((const char *)base + lo * (int64_t)esz, hi - lo, esz);
     *pf_at = hi > *pf_at ? hi : *pf_at;
 }
 
@@ -902,20 +897,12 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         sbuf = tstride;
         tstride += rowlen;
     }
-    if (drs__mul_overflow(tstride, (int64_t)nthr * (int64_t)esz, &tbytes) ||
-        (uint64_t)tbytes > (uint64_t)SIZE_MAX)
-        goto out;
-    bufs = drs__malloc((size_t)tbytes);
-    if (!bufs) {
-        st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
-        goto out;
-    }
     tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
                 Ow, Lh, inner, rowlen, maxr, accumulate, g, sbuf,
                 drs__prefetch_worth(outer * Oh * Ow * inner, esz), 0, {0}};
-    /* direct rows (tiled2_direct_f32): float, dx overwritten, no parameter gradient,
-     * every input row one tap on both axes, pass w's inputs whole periods of downk, and
-     * dx rows whole lines on 64-byte lines with AVX-512 */
+    /* direct rows (tiled2_direct_f32, no scratch): float, dx overwritten, no parameter
+     * gradient, every input row one tap on both axes, pass w's inputs whole periods of
+     * downk, and dx rows whole lines on 64-byte lines with AVX-512 */
     if (f32 && dx && !accumulate && !g && inner == 1 && ttw.downk >= 2 && ttw.downk <= 8 &&
         ttw.j0 == 0 && ttw.j1 == Lw && rowlen % 16 == 0 && ((uintptr_t)dx->data & 63) == 0 &&
         ttw.o[ttw.off[0]] >= 0 && (int64_t)ttw.downk * (Ow - ttw.o[ttw.off[0]]) >= rowlen &&
@@ -927,6 +914,16 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
             c.down = ttw.downk;
             for (int r = 0; r < ttw.downk; r++)
                 c.dc[r] = ttw.wf[ttw.off[r]];
+        }
+    }
+    if (!c.down) {
+        if (drs__mul_overflow(tstride, (int64_t)nthr * (int64_t)esz, &tbytes) ||
+            (uint64_t)tbytes > (uint64_t)SIZE_MAX)
+            goto out;
+        bufs = drs__malloc((size_t)tbytes);
+        if (!bufs) {
+            st = drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", p->op);
+            goto out;
         }
     }
     const int64_t ntask = outer * nblk;

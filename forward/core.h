@@ -394,6 +394,14 @@ static inline void drs__prefetch_span(const void *p, int64_t n, size_t esz)
     for (int64_t q = 0; q < bytes; q += 64)
         __builtin_prefetch(c + q);
 }
+/* the same into the L2 only (prefetcht1) */
+static inline void drs__prefetch_span_l2(const void *p, int64_t n, size_t esz)
+{
+    const char *c = (const char *)p;
+    const int64_t bytes = n * (int64_t)esz;
+    for (int64_t q = 0; q < bytes; q += 64)
+        __builtin_prefetch(c + q, 0, 2);
+}
 /* whether a read of n elements of esz bytes is large enough to prefetch */
 static inline int drs__prefetch_worth(int64_t n, size_t esz)
 {
@@ -427,9 +435,8 @@ static inline void drs__prefetch_ahead_l2(const void *base, int64_t at, int64_t 
     const int64_t ahead = len * (int64_t)esz < 4096 ? 2 * DRS_PF_BYTES : DRS_PF_BYTES;
     const int64_t q0 = at + ahead / (int64_t)esz;
     const int64_t q1 = q0 + len < end ? q0 + len : end;
-    const char *c = (const char *)base + q0 * (int64_t)esz;
-    for (int64_t q = 0; q < (q1 - q0) * (int64_t)esz; q += 64)
-        __builtin_prefetch(c + q, 0, 2);
+    if (q1 > q0)
+        drs__prefetch_span_l2((const char *)base + q0 * (int64_t)esz, q1 - q0, esz);
 }
 
 /* The tables of every pass of a plan; active[] lists the passes to run (the

@@ -299,9 +299,9 @@ int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float
  * its two transposed passes (TROW_DOWN forms T[q] = 0 + c[q % K] * s[q / K],
  * TSWEEP's one tap 0 + w * T[q]: the same bits, -0 products included),
  * written straight from the registers (streaming stores when nt, else
- * ordinary ones); the row of T is never stored.  Returns 0 (nothing written) unless d is on a 64-byte line,
- * n is a multiple of 16 and K * ns >= n (ns: the elements of s), 2 <= K <= 8,
- * and the variant in use is AVX-512. */
+ * ordinary ones); the row of T is never stored.  Returns 0 (nothing written)
+ * unless d is on a 64-byte line, n is a multiple of 16 and K * ns >= n (ns:
+ * the elements of s), 2 <= K <= 8, and the variant in use is AVX-512. */
 #if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64_t ns,
                                                  const float *c, int K, float w, int64_t n,
@@ -330,10 +330,11 @@ DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64
         const __m512 x = _mm512_permutexvar_ps(_mm512_loadu_si512((const void *)idx[p]),
                                                _mm512_maskz_loadu_ps(k, s + m0));
         const __m512 t = _mm512_add_ps(z, _mm512_mul_ps(_mm512_loadu_ps(cf[p]), x));
+        const __m512 y = _mm512_add_ps(z, _mm512_mul_ps(vw, t));
         if (nt)
-            _mm512_stream_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
+            _mm512_stream_ps(d + q0, y);
         else
-            _mm512_store_ps(d + q0, _mm512_add_ps(z, _mm512_mul_ps(vw, t)));
+            _mm512_store_ps(d + q0, y);
     }
 }
 #endif
