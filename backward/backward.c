@@ -417,6 +417,15 @@ typedef struct tiled2_grad {
     double *part;                 /* two per row of dy */
     double evh;
     int wantA, wantB, factored;
+    /* the difference form (diff_row_f32; f32, inner 1, linear-type derivative tables):
+     * pass w's pair outputs 2j + da and 2j + da + 1, j in [dJ0, dJ1), read taps j - 1
+     * and j with E = (-1, +1); dcdE[j] / dcdO[j] hold their cd in float (0 outside
+     * the run), dE pass w's factored E in float for the other outputs */
+    int diff;
+    int64_t dJ0, dJ1, da, dne;    /* dne: the other outputs with a derivative, deo[] */
+    const int64_t *deo;
+    const float *dcdE, *dcdO, *dE;
+    const drs_table *twd;
 } tiled2_grad;
 
 typedef struct tiled2 {
@@ -657,6 +666,134 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
            tt->o[tt->off[tt->j0]] == tv->o[tv->off[tv->j0]];
 }
 
+/* The two parameter sums of a dy row in the difference form (f32, inner 1,
+ * both derivative tables of the linear type: every derivative row is
+ * cd * (-1, +1) on two adjacent taps).  With Px = P_h x (this row's pass-h
+ * output: weights w0, w1 on rows x0, x1, or w0 on x0) and T = P_w^T dy_r the
+ * data gradient's row:
+ *   gA_r = cd_h[oh] * < T, x_a1 - x_a0 >     (D_h x = cd_h * (x_a1 - x_a0))
+ *   gB_r = sum_o cd[o] dy[o] (E Px)[o]       (< D_w^T dy_r, Px > regrouped)
+ * where (E Px)[o] = Px[j] - Px[j - 1] = w0 (x0[j] - x0[j - 1]) + w1 (x1[j] -
+ * x1[j - 1]) for the pair outputs 2j + a, 2j + a + 1 of input j in [J0, J1),
+ * so D_w^T dy_r is never formed: per input two differences and the pair's
+ * two products, where the transposed form took a product and a sum per tap
+ * (four per input at 2x).  The differences are of x itself, taken before
+ * anything is multiplied, so smooth data loses no digits to cancellation:
+ * for x and dy 1 +- 1 % the float32 sums are within 7.2e-7 (gA) and 2.4e-5
+ * (gB) of float64, where the products' form was off by up to 3.9e-5 and
+ * 9.3e-4 (tests/test_backward.c, f32_scales_smooth).
+ *
+ * The arithmetic (drs__diff_sums_f32 has it for AVX-512 and AVX2; the same
+ * bits): vector v holds j = 16v + k, k < 16, j < Lw; in lane k it adds
+ *   ta = T[j] * (xa1[j] - xa0[j])
+ *   tb = (cE[j] * dy[2j + a] + cO[j] * dy[2j + a + 1])
+ *        * (w0 * (x0[j] - x0[j - 1]) + w1 * (x1[j] - x1[j - 1]))
+ * (tb = 0 outside [J0, J1)) to float accumulators A_(v mod 2), B_(v mod 2);
+ * after every 8 vectors and after the last, la[k] += A_0[k], then += A_1[k]
+ * (lb likewise with B) in double, the accumulators reset; the row's sums are
+ * LANES16_COMBINE of la and lb.  part[0] = cd_h[oh] * la's, part[1] = lb's +
+ * the outputs outside the pairs whose derivative is not 0, one by one in
+ * double in ascending order.  Each row's two sums land in its own slot, as
+ * every other row's: the total is the same for any thread count. */
+static inline float diff_px(const float *xp0, const float *xp1, float wp0, float wp1, int np,
+                            int64_t j)
+{
+    float p = wp0 * xp0[j];
+    if (np == 2)
+        p += wp1 * xp1[j];
+    return p;
+}
+/* diff_row_f32's sums in plain C: the differences of Px and the pairs' h in
+ * rows P and S first (loops that vectorise), then vector v (16 inputs from
+ * j = v) adds its terms to the accumulators of its parity, lanes outside
+ * [0, Lw) and [J0, J1) as 0 */
+#define DIFF_ROW_C(NP)                                                                         \
+    do {                                                                                       \
+        for (int64_t j = J0; j < J1; j++) {                                                    \
+            float p = wp0 * (xp0[j] - xp0[j - 1]);                                             \
+            if ((NP) == 2)                                                                     \
+                p += wp1 * (xp1[j] - xp1[j - 1]);                                              \
+            P[j] = p;                                                                          \
+            S[j] = cE[j] * q[2 * j] + cO[j] * q[2 * j + 1];                                    \
+        }                                                                                      \
+        const int64_t fl = (J0 + 15) / 16 * 16, fh = (J1 < Lw ? J1 : Lw) / 16 * 16;            \
+        for (int64_t v0 = 0; v0 < Lw; v0 += 128) {                                             \
+            float Ac[2][16], Bc[2][16];                                                        \
+            for (int k = 0; k < 16; k++)                                                       \
+                Ac[0][k] = Ac[1][k] = Bc[0][k] = Bc[1][k] = 0.0f;                              \
+            for (int64_t v = v0; v < v0 + 128 && v < Lw; v += 16) {                            \
+                float *Ap = Ac[(v / 16) & 1], *Bp = Bc[(v / 16) & 1];                          \
+                if (v >= fl && v + 16 <= fh) {                                                 \
+                    for (int k = 0; k < 16; k++) {                                             \
+                        Ap[k] += T[v + k] * (xa1[v + k] - xa0[v + k]);                         \
+                        Bp[k] += S[v + k] * P[v + k];                                          \
+                    }                                                                          \
+                } else {                                                                       \
+                    for (int k = 0; k < 16; k++) {                                             \
+                        const int64_t j = v + k;                                               \
+                        Ap[k] += j < Lw ? T[j] * (xa1[j] - xa0[j]) : 0.0f;                     \
+                        Bp[k] += j >= J0 && j < J1 ? S[j] * P[j] : 0.0f;                       \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            if (v0 == 0) /* (la, lb from 0: no initialiser, which became rep stos) */          \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    la[k] = 0.0 + (double)Ac[0][k];                                            \
+                    lb[k] = 0.0 + (double)Bc[0][k];                                            \
+                }                                                                              \
+            else                                                                               \
+                for (int k = 0; k < 16; k++) {                                                 \
+                    la[k] += (double)Ac[0][k];                                                 \
+                    lb[k] += (double)Bc[0][k];                                                 \
+                }                                                                              \
+            for (int k = 0; k < 16; k++) {                                                     \
+                la[k] += (double)Ac[1][k];                                                     \
+                lb[k] += (double)Bc[1][k];                                                     \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+DRS_SIMD_FN(diff_row_f32,
+            (const tiled2_grad *G, const float *T, const float *xa0, const float *xa1,
+             const float *xp0, const float *xp1, float wp0, float wp1, int np, const float *g,
+             int64_t Lw, int64_t Ow, double cdh, double *part, float *restrict P,
+             float *restrict S),
+            (G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, Ow, cdh, part, P, S), {
+    const int64_t J0 = G->dJ0, J1 = G->dJ1, a = G->da;
+    const float *cE = G->dcdE, *cO = G->dcdO;
+    double sums[2];
+    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, a, cE, cO, J0, J1,
+                            sums)) {
+        double la[16], lb[16]; /* from 0 (DIFF_ROW_C's first block) */
+        const float *q = g + a; /* input j's pair: q[2j], q[2j + 1] */
+        if (np == 2)
+            DIFF_ROW_C(2);
+        else
+            DIFF_ROW_C(1);
+        LANES16_COMBINE(la);
+        LANES16_COMBINE(lb);
+        sums[0] = la[0];
+        sums[1] = lb[0];
+    }
+    /* the other outputs whose derivative is not 0, in ascending order:
+     * cd[o] dy[o] (E Px)[o] */
+    const drs_table *tw = G->twd;
+    const float *cd = (const float *)G->cdw;
+    double e = 0.0;
+    (void)Ow;
+    for (int64_t r = 0; r < G->dne; r++) {
+        const int64_t o = G->deo[r];
+        const int32_t nt = tw->ntap[o];
+        const float *E = G->dE + o * tw->stride;
+        const int64_t f = tw->first[o];
+        float v = E[0] * diff_px(xp0, xp1, wp0, wp1, np, f);
+        for (int32_t k = 1; k < nt; k++)
+            v += E[k] * diff_px(xp0, xp1, wp0, wp1, np, f + k);
+        e += (double)((cd[o] * g[o]) * v);
+    }
+    part[0] = cdh * sums[0];
+    part[1] = sums[1] + e;
+})
+
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
  * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
  * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd) */
@@ -666,6 +803,22 @@ static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
         const A *gr = g + oh * glen;                                                           \
         part[0] = part[1] = 0.0;                                                               \
         const int32_t nt = G->th->ntap[oh];                                                    \
+        if (G->diff && (nt == 1 || nt == 2) &&                                                 \
+            (!G->wantA || (G->thd->ntap[oh] == 2 &&                                            \
+                           G->thd->dw[oh * G->thd->stride] ==                                  \
+                               -G->thd->dw[oh * G->thd->stride + 1]))) {                       \
+            /* the difference form (f32, inner 1; G->diff is never set otherwise) */          \
+            const float *xp0 = (const float *)xb + G->th->first[oh] * inner;                   \
+            const float *wp = (const float *)G->th->wf + oh * G->th->stride;                   \
+            const float *xa0 =                                                                 \
+                G->wantA ? (const float *)xb + G->thd->first[oh] * inner : xp0;                \
+            diff_row_f32(G, (const float *)(buf + (oh - r0) * inner), xa0,                     \
+                         G->wantA ? xa0 + inner : xp0, xp0, nt == 2 ? xp0 + inner : xp0, wp[0], \
+                         nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen, c->Ow,      \
+                         G->wantA ? G->thd->dw[oh * G->thd->stride + 1] : 0.0, part,           \
+                         (float *)Dx, (float *)V);                                             \
+            break;                                                                             \
+        }                                                                                      \
         const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                       \
                          G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];      \
         if (G->wantA && !both) {                                                               \
@@ -750,7 +903,7 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
          * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
         const int64_t glen = c->Ow * c->inner;                                                 \
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
-        const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
+        const int tvf = G && !G->diff && G->wantB && G->factored && G->cdk && c->inner == 1 && \
                         tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             if (c->pf && c->inner > 1) {                                                       \
@@ -1458,6 +1611,81 @@ static int all_zero(const double *v, int64_t n)
     return 1;
 }
 
+/* 1 when output o of pass w's factored derivative table reads taps j - 1 and j
+ * with E = (-1, +1) */
+static int diff_pair(const drs_table *tw, const double *E, int64_t o, int64_t j)
+{
+    return o >= 0 && o < tw->O && tw->ntap[o] == 2 && tw->first[o] == j - 1 &&
+           E[o * tw->stride] == -1.0 && E[o * tw->stride + 1] == 1.0;
+}
+
+/* The difference form's tables (diff_row_f32): the longest run of inputs j
+ * around the middle output whose two outputs 2j + a and 2j + a + 1 both
+ * read taps j - 1 and j with E = (-1, +1) (a 2x upsampling's interior for
+ * linear); none (G->diff stays 0) when there is no such run. */
+static drs_status diff_setup(tiled2_grad *G, const drs_table *tw, const double *E,
+                             const double *cd, int64_t Lw, float **dcd, float **dE,
+                             int64_t **deo)
+{
+    const int64_t Ow = tw->O, om = Ow / 2;
+    if (Ow < 2 || tw->ntap[om] != 2)
+        return DRS_OK;
+    const int64_t jm = tw->first[om] + 1;
+    int64_t best = 0, bJ0 = 0, ba = 0;
+    for (int64_t a = om - 2 * jm - 1; a <= om - 2 * jm; a++) {
+        if (!diff_pair(tw, E, 2 * jm + a, jm) || !diff_pair(tw, E, 2 * jm + a + 1, jm))
+            continue;
+        int64_t J0 = jm, J1 = jm + 1;
+        while (diff_pair(tw, E, 2 * (J0 - 1) + a, J0 - 1) &&
+               diff_pair(tw, E, 2 * (J0 - 1) + a + 1, J0 - 1))
+            J0--;
+        while (diff_pair(tw, E, 2 * J1 + a, J1) && diff_pair(tw, E, 2 * J1 + a + 1, J1))
+            J1++;
+        if (J1 - J0 > best) {
+            best = J1 - J0;
+            bJ0 = J0;
+            ba = a;
+        }
+    }
+    if (best < 16)
+        return DRS_OK;
+    /* cE[j], cO[j]: the cd of input j's two outputs, j < Lw (0 outside the run) */
+    *dcd = drs__calloc((size_t)(2 * Lw), sizeof **dcd);
+    *dE = drs__malloc((size_t)(Ow * tw->stride) * sizeof **dE);
+    *deo = drs__malloc((size_t)Ow * sizeof **deo);
+    if (!*dcd || !*dE || !*deo)
+        return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (scratch)");
+    for (int64_t j = bJ0; j < bJ0 + best; j++) {
+        (*dcd)[j] = (float)cd[2 * j + ba];
+        (*dcd)[Lw + j] = (float)cd[2 * j + ba + 1];
+    }
+    for (int64_t q = 0; q < Ow * tw->stride; q++)
+        (*dE)[q] = (float)E[q];
+    /* the outputs outside the pairs whose derivative row cd[o] E[o] is not 0 (one with
+     * cd[o] = 0 has dw = 0: the table factors) */
+    int64_t ne = 0;
+    for (int64_t o = 0; o < Ow; o++) {
+        if (o >= 2 * bJ0 + ba && o < 2 * (bJ0 + best) + ba)
+            continue;
+        int nz = 0;
+        for (int32_t k = 0; k < tw->ntap[o]; k++)
+            nz |= cd[o] != 0.0 && E[o * tw->stride + k] != 0.0;
+        if (nz)
+            (*deo)[ne++] = o;
+    }
+    G->dne = ne;
+    G->deo = *deo;
+    G->dJ0 = bJ0;
+    G->dJ1 = bJ0 + best;
+    G->da = ba;
+    G->dcdE = *dcd;
+    G->dcdO = *dcd + Lw;
+    G->dE = *dE;
+    G->twd = tw;
+    G->diff = 1;
+    return DRS_OK;
+}
+
 /* The data gradient and the parameter gradients of a 2-D resize in one
  * tiled sweep (backward2_tiled with tiled2_grad): when the plan's active
  * passes are two over adjacent axes and every pass with a parameter slot is
@@ -1482,6 +1710,8 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
     memset(&ttwd, 0, sizeof ttwd);
     double *part = NULL, *cd = NULL, *E = NULL;
     void *dwh = NULL, *cdw = NULL, *cdk = NULL;
+    float *dcd = NULL, *dE = NULL;
+    int64_t *deo = NULL;
     if (T.nact != 2 || p->pass[T.active[1]].axis != p->pass[T.active[0]].axis + 1)
         goto out;
     const int kh = T.active[0], kw = T.active[1];
@@ -1583,6 +1813,9 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             G.cdk = cdk;
             G.cdk_unit = unit;
         }
+        if (f32 && G.factored && prod(p->in_shape, aw->axis + 1, p->rank) == 1 &&
+            (st = diff_setup(&G, &twd, E, cd, Lw, &dcd, &dE, &deo)))
+            goto out;
     }
     G.dwh = dwh;
     G.part = part;
@@ -1608,6 +1841,9 @@ out:
     free(E);
     free(cdw);
     free(cdk);
+    free(dcd);
+    free(dE);
+    free(deo);
     if (f32)
         free(dwh);
     ttable_free(&ttwd);

@@ -353,6 +353,255 @@ int drs__down_stream_f32(float *d, const float *s, int64_t ns, const float *c, i
 #endif
 }
 
+/* The difference form's lane sums of a row of dy (backward.c, diff_row_f32,
+ * which has the plain-C form of the same arithmetic and says what it is):
+ * one sweep over the row in vectors of 16 inputs, both sums at once, no row
+ * stored (AVX-512: x[j - 1] from the vector before moved in; AVX2: two halves
+ * of 8 lanes, x[j - 1] loaded).  Only where gA and P_h x read the same two rows
+ * (linear); 0 otherwise and when the variant in use is neither (nothing
+ * written). */
+#if DRS_SIMD_MULTI
+/* backward.c's LANES16_COMBINE of 16 double lanes after its first step (l[k] +=
+ * l[k + 8], done by the caller): l[k] += l[k + 4], then l[0] + l[2], l[1] + l[3],
+ * then their sum */
+DRS_TARGET_AVX512 static inline double diff_combine16(__m512d v)
+{
+    const __m256d a = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+    const __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+    return _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
+}
+/* bits [lo, hi) of a w-bit mask, the range clipped to [0, w] */
+static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
+{
+    lo = lo < 0 ? 0 : lo > w ? w : lo;
+    hi = hi < 0 ? 0 : hi > w ? w : hi;
+    if (hi <= lo)
+        return 0;
+    const uint64_t m = ((uint64_t)1 << (hi - lo)) - 1;
+    return (uint32_t)(m << lo);
+}
+/* one vector of 16 inputs j.. into the accumulators A, B (x0, x1: the two rows both
+ * sums read; w0, w1 Px's weights); full: every lane in [0, Lw) and in the pairs'
+ * [J0, J1); p0, p1: x0, x1 of the vector before (x[j - 1] of lane 0; at j = 0 its
+ * lanes are not used, J0 >= 1), replaced by this one's */
+#define DIFF_VEC(j, A, B, full)                                                                \
+    do {                                                                                       \
+        __m512 x0_, x1_, y0_, y1_, t_, gl_, gh_, ce_, co_;                                     \
+        __mmask16 pr_ = 0xffff;                                                                \
+        if (full) {                                                                            \
+            x0_ = _mm512_loadu_ps(x0 + (j));                                                   \
+            x1_ = _mm512_loadu_ps(x1 + (j));                                                   \
+            t_ = _mm512_loadu_ps(T + (j));                                                     \
+            gl_ = _mm512_loadu_ps(q + 2 * (j));                                                \
+            gh_ = _mm512_loadu_ps(q + 2 * (j) + 16);                                           \
+            ce_ = _mm512_loadu_ps(cE + (j));                                                   \
+            co_ = _mm512_loadu_ps(cO + (j));                                                   \
+        } else {                                                                               \
+            const __mmask16 in_ = (__mmask16)diff_rmask(0, Lw - (j), 16);                      \
+            pr_ = (__mmask16)diff_rmask(J0 - (j), J1 - (j), 16);                               \
+            x0_ = _mm512_maskz_loadu_ps(in_, x0 + (j));                                        \
+            x1_ = _mm512_maskz_loadu_ps(in_, x1 + (j));                                        \
+            t_ = _mm512_maskz_loadu_ps(in_, T + (j));                                          \
+            const int64_t ol_ = 2 * (J0 - (j)), oh_ = 2 * (J1 - (j));                          \
+            gl_ = _mm512_maskz_loadu_ps((__mmask16)diff_rmask(ol_, oh_, 16), q + 2 * (j));     \
+            gh_ = _mm512_maskz_loadu_ps((__mmask16)diff_rmask(ol_ - 16, oh_ - 16, 16),         \
+                                        q + 2 * (j) + 16);                                     \
+            ce_ = _mm512_maskz_loadu_ps(pr_, cE + (j));                                        \
+            co_ = _mm512_maskz_loadu_ps(pr_, cO + (j));                                        \
+        }                                                                                      \
+        y0_ = _mm512_castsi512_ps(                                                             \
+            _mm512_alignr_epi32(_mm512_castps_si512(x0_), _mm512_castps_si512(p0), 15));       \
+        y1_ = _mm512_castsi512_ps(                                                             \
+            _mm512_alignr_epi32(_mm512_castps_si512(x1_), _mm512_castps_si512(p1), 15));       \
+        p0 = x0_;                                                                              \
+        p1 = x1_;                                                                              \
+        A = _mm512_add_ps(A, _mm512_mul_ps(t_, _mm512_sub_ps(x1_, x0_)));                      \
+        const __m512 dp_ = _mm512_add_ps(_mm512_mul_ps(w0, _mm512_sub_ps(x0_, y0_)),           \
+                                         _mm512_mul_ps(w1, _mm512_sub_ps(x1_, y1_)));          \
+        const __m512 h_ =                                                                      \
+            _mm512_add_ps(_mm512_mul_ps(ce_, _mm512_permutex2var_ps(gl_, ev, gh_)),            \
+                          _mm512_mul_ps(co_, _mm512_permutex2var_ps(gl_, od, gh_)));           \
+        B = _mm512_add_ps(B, _mm512_maskz_mul_ps(pr_, h_, dp_));                               \
+    } while (0)
+/* the common case: gA and Px read the same two rows */
+DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, const float *x1,
+                                               float wp0, float wp1, int64_t Lw, const float *q,
+                                               const float *cE, const float *cO, int64_t J0,
+                                               int64_t J1, double *sums)
+{
+    const __m512 w0 = _mm512_set1_ps(wp0), w1 = _mm512_set1_ps(wp1);
+    const __m512i ev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i od = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    __m512d alo = _mm512_setzero_pd(), ahi = alo, blo = alo, bhi = alo;
+    __m512 p0 = _mm512_setzero_ps(), p1 = p0; /* x0, x1 of the vector before */
+    /* [fl, fh): the vectors whose every lane is in [0, Lw) and [J0, J1) */
+    const int64_t fl = (J0 + 15) / 16 * 16, fh = (J1 < Lw ? J1 : Lw) / 16 * 16;
+    for (int64_t v0 = 0; v0 < Lw; v0 += 128) {
+        __m512 A0 = _mm512_setzero_ps(), A1 = _mm512_setzero_ps();
+        __m512 B0 = _mm512_setzero_ps(), B1 = _mm512_setzero_ps();
+        const int64_t ve = v0 + 128 < Lw ? v0 + 128 : Lw;
+        int64_t j = v0;
+        for (; j + 16 < ve; j += 32) {
+            if (j >= fl && j + 32 <= fh) {
+                DIFF_VEC(j, A0, B0, 1);
+                DIFF_VEC(j + 16, A1, B1, 1);
+            } else {
+                DIFF_VEC(j, A0, B0, j >= fl && j + 16 <= fh);
+                DIFF_VEC(j + 16, A1, B1, j + 16 >= fl && j + 32 <= fh);
+            }
+        }
+        if (j < ve)
+            DIFF_VEC(j, A0, B0, j >= fl && j + 16 <= fh);
+        alo = _mm512_add_pd(alo, _mm512_cvtps_pd(_mm512_castps512_ps256(A0)));
+        ahi = _mm512_add_pd(ahi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(A0, 1)));
+        alo = _mm512_add_pd(alo, _mm512_cvtps_pd(_mm512_castps512_ps256(A1)));
+        ahi = _mm512_add_pd(ahi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(A1, 1)));
+        blo = _mm512_add_pd(blo, _mm512_cvtps_pd(_mm512_castps512_ps256(B0)));
+        bhi = _mm512_add_pd(bhi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(B0, 1)));
+        blo = _mm512_add_pd(blo, _mm512_cvtps_pd(_mm512_castps512_ps256(B1)));
+        bhi = _mm512_add_pd(bhi, _mm512_cvtps_pd(_mm512_extractf32x8_ps(B1, 1)));
+    }
+    sums[0] = diff_combine16(_mm512_add_pd(alo, ahi));
+    sums[1] = diff_combine16(_mm512_add_pd(blo, bhi));
+}
+#undef DIFF_VEC
+/* the same sums with AVX2: a vector of 16 lanes is two of 8 (lo: lanes 0-7) */
+DRS_TARGET_AVX2 static inline __m256 diff_even8(__m256 a, __m256 b)
+{
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xD8));
+}
+DRS_TARGET_AVX2 static inline __m256 diff_odd8(__m256 a, __m256 b)
+{
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xDD)), 0xD8));
+}
+#define DIFF_HALF8(o, AC, BC)                                                                  \
+    do {                                                                                       \
+        const int64_t jj_ = j + (o);                                                           \
+        const __m256 x0_ = _mm256_loadu_ps(x0 + jj_), x1_ = _mm256_loadu_ps(x1 + jj_);         \
+        AC = _mm256_add_ps(AC, _mm256_mul_ps(_mm256_loadu_ps(T + jj_), _mm256_sub_ps(x1_, x0_))); \
+        const __m256 dp_ =                                                                     \
+            _mm256_add_ps(_mm256_mul_ps(w0, _mm256_sub_ps(x0_, _mm256_loadu_ps(x0 + jj_ - 1))), \
+                          _mm256_mul_ps(w1, _mm256_sub_ps(x1_, _mm256_loadu_ps(x1 + jj_ - 1)))); \
+        const __m256 ga_ = _mm256_loadu_ps(q + 2 * jj_), gb_ = _mm256_loadu_ps(q + 2 * jj_ + 8); \
+        const __m256 h_ =                                                                      \
+            _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(cE + jj_), diff_even8(ga_, gb_)),      \
+                          _mm256_mul_ps(_mm256_loadu_ps(cO + jj_), diff_odd8(ga_, gb_)));      \
+        BC = _mm256_add_ps(BC, _mm256_mul_ps(h_, dp_));                                        \
+    } while (0)
+/* the same with the lanes outside [0, Lw) and [J0, J1) as 0 (in, pr: lanes k of
+ * this half with jj + k < Lw, with J0 <= jj + k < J1; nothing read outside them) */
+#define DIFF_HALF8M(o, AC, BC)                                                                 \
+    do {                                                                                       \
+        const int64_t jj_ = j + (o);                                                           \
+        const __m256i k_ = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);                          \
+        const int nin_ = (int)(Lw - jj_ < 0 ? 0 : Lw - jj_ > 8 ? 8 : Lw - jj_);                \
+        const int plo_ = (int)(J0 - jj_ < 0 ? 0 : J0 - jj_ > 8 ? 8 : J0 - jj_);                \
+        const int phi_ = (int)(J1 - jj_ < 0 ? 0 : J1 - jj_ > 8 ? 8 : J1 - jj_);                \
+        const __m256i in_ = _mm256_cmpgt_epi32(_mm256_set1_epi32(nin_), k_);                   \
+        const __m256i pr_ = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(plo_), k_), \
+                                                _mm256_cmpgt_epi32(_mm256_set1_epi32(phi_), k_)); \
+        const __m256i pa_ = _mm256_permutevar8x32_epi32(pr_, _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)); \
+        const __m256i pb_ = _mm256_permutevar8x32_epi32(pr_, _mm256_setr_epi32(4, 4, 5, 5, 6, 6, 7, 7)); \
+        const __m256 x0_ = _mm256_maskload_ps(x0 + jj_, in_);                                  \
+        const __m256 x1_ = _mm256_maskload_ps(x1 + jj_, in_);                                  \
+        const __m256 ta_ = _mm256_mul_ps(_mm256_maskload_ps(T + jj_, in_), _mm256_sub_ps(x1_, x0_)); \
+        AC = _mm256_add_ps(AC, _mm256_and_ps(ta_, _mm256_castsi256_ps(in_)));                 \
+        const __m256 dp_ = _mm256_add_ps(                                                      \
+            _mm256_mul_ps(w0, _mm256_sub_ps(_mm256_maskload_ps(x0 + jj_, pr_),                 \
+                                            _mm256_maskload_ps(x0 + jj_ - 1, pr_))),           \
+            _mm256_mul_ps(w1, _mm256_sub_ps(_mm256_maskload_ps(x1 + jj_, pr_),                 \
+                                            _mm256_maskload_ps(x1 + jj_ - 1, pr_))));          \
+        const __m256 ga_ = _mm256_maskload_ps(q + 2 * jj_, pa_);                               \
+        const __m256 gb_ = _mm256_maskload_ps(q + 2 * jj_ + 8, pb_);                           \
+        const __m256 h_ = _mm256_add_ps(                                                       \
+            _mm256_mul_ps(_mm256_maskload_ps(cE + jj_, pr_), diff_even8(ga_, gb_)),            \
+            _mm256_mul_ps(_mm256_maskload_ps(cO + jj_, pr_), diff_odd8(ga_, gb_)));            \
+        BC = _mm256_add_ps(BC, _mm256_and_ps(_mm256_mul_ps(h_, dp_),                          \
+                                             _mm256_castsi256_ps(pr_)));                       \
+    } while (0)
+/* L[k0], L[k0 + 1] (double lanes 4 k0 .. 4 k0 + 7) += the 8 floats of ACC */
+#define DIFF_FLUSH4(L, ACC, k0)                                                                \
+    do {                                                                                       \
+        (L)[k0] = _mm256_add_pd((L)[k0], _mm256_cvtps_pd(_mm256_castps256_ps128(ACC)));        \
+        (L)[(k0) + 1] = _mm256_add_pd((L)[(k0) + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(ACC, 1))); \
+    } while (0)
+DRS_TARGET_AVX2 static void diff_sums_avx2(const float *T, const float *x0, const float *x1,
+                                           float wp0, float wp1, int64_t Lw, const float *q,
+                                           const float *cE, const float *cO, int64_t J0,
+                                           int64_t J1, double *sums)
+{
+    const __m256 w0 = _mm256_set1_ps(wp0), w1 = _mm256_set1_ps(wp1);
+    __m256d la[4], lb[4]; /* lanes 0-3, 4-7, 8-11, 12-15 */
+    for (int k = 0; k < 4; k++)
+        la[k] = lb[k] = _mm256_setzero_pd();
+    const int64_t fl = (J0 + 15) / 16 * 16, fh = (J1 < Lw ? J1 : Lw) / 16 * 16;
+    for (int64_t v0 = 0; v0 < Lw; v0 += 128) {
+        /* A, B of even (0) and odd (1) vectors, lanes 0-7 (l) and 8-15 (h) */
+        __m256 A0l = _mm256_setzero_ps(), A0h = A0l, A1l = A0l, A1h = A0l;
+        __m256 B0l = A0l, B0h = A0l, B1l = A0l, B1h = A0l;
+        const int64_t ve = v0 + 128 < Lw ? v0 + 128 : Lw;
+        for (int64_t j = v0; j < ve; j += 16) {
+            const int odd = (int)((j / 16) & 1);
+            if (j >= fl && j + 16 <= fh) {
+                if (odd) {
+                    DIFF_HALF8(0, A1l, B1l);
+                    DIFF_HALF8(8, A1h, B1h);
+                } else {
+                    DIFF_HALF8(0, A0l, B0l);
+                    DIFF_HALF8(8, A0h, B0h);
+                }
+            } else if (odd) {
+                DIFF_HALF8M(0, A1l, B1l);
+                DIFF_HALF8M(8, A1h, B1h);
+            } else {
+                DIFF_HALF8M(0, A0l, B0l);
+                DIFF_HALF8M(8, A0h, B0h);
+            }
+        }
+        DIFF_FLUSH4(la, A0l, 0);
+        DIFF_FLUSH4(la, A0h, 2);
+        DIFF_FLUSH4(la, A1l, 0);
+        DIFF_FLUSH4(la, A1h, 2);
+        DIFF_FLUSH4(lb, B0l, 0);
+        DIFF_FLUSH4(lb, B0h, 2);
+        DIFF_FLUSH4(lb, B1l, 0);
+        DIFF_FLUSH4(lb, B1h, 2);
+    }
+    /* LANES16_COMBINE: l[k] += l[k + 8], l[k] += l[k + 4], l0 + l2, l1 + l3, their sum */
+    for (int u = 0; u < 2; u++) {
+        __m256d *l = u ? lb : la;
+        const __m256d a = _mm256_add_pd(_mm256_add_pd(l[0], l[2]), _mm256_add_pd(l[1], l[3]));
+        const __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
+        sums[u] = _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
+    }
+}
+#undef DIFF_HALF8
+#undef DIFF_HALF8M
+#undef DIFF_FLUSH4
+#endif
+int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const float *xp0,
+                       const float *xp1, float wp0, float wp1, int np, int64_t Lw,
+                       const float *g, int64_t a, const float *cE, const float *cO, int64_t J0,
+                       int64_t J1, double *sums)
+{
+#if DRS_SIMD_MULTI
+    if (np != 2 || xa0 != xp0 || xa1 != xp1)
+        return 0;
+    const int l = drs__simd_level();
+    if (l == DRS_SIMD_AVX512)
+        diff_sums_avx512(T, xp0, xp1, wp0, wp1, Lw, g + a, cE, cO, J0, J1, sums);
+    else if (l == DRS_SIMD_AVX2)
+        diff_sums_avx2(T, xp0, xp1, wp0, wp1, Lw, g + a, cE, cO, J0, J1, sums);
+    else
+        return 0;
+    return 1;
+#else
+    (void)T, (void)xa0, (void)xa1, (void)xp0, (void)xp1, (void)wp0, (void)wp1, (void)np;
+    (void)Lw, (void)g, (void)a, (void)cE, (void)cO, (void)J0, (void)J1, (void)sums;
+    return 0;
+#endif
+}
+
 void drs__stream_begin(drs_stream *w)
 {
     w->at = NULL;
