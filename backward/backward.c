@@ -714,7 +714,7 @@ static inline float diff_px(const float *xp0, const float *xp1, float wp0, float
             if ((NP) == 2)                                                                     \
                 p += wp1 * (xp1[j] - xp1[j - 1]);                                              \
             P[j] = p;                                                                          \
-            S[j] = cE[j] * q[2 * j] + cO[j] * q[2 * j + 1];                                    \
+            S[j] = cE[j] * g[2 * j + a] + cO[j] * g[2 * j + a + 1];                            \
         }                                                                                      \
         const int64_t fl = (J0 + 15) / 16 * 16, fh = (J1 < Lw ? J1 : Lw) / 16 * 16;            \
         for (int64_t v0 = 0; v0 < Lw; v0 += 128) {                                             \
@@ -755,16 +755,14 @@ static inline float diff_px(const float *xp0, const float *xp1, float wp0, float
 DRS_SIMD_FN(diff_row_f32,
             (const tiled2_grad *G, const float *T, const float *xa0, const float *xa1,
              const float *xp0, const float *xp1, float wp0, float wp1, int np, const float *g,
-             int64_t Lw, int64_t Ow, double cdh, double *part, float *restrict P,
-             float *restrict S),
-            (G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, Ow, cdh, part, P, S), {
+             int64_t Lw, double cdh, double *part, float *restrict P, float *restrict S),
+            (G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, cdh, part, P, S), {
     const int64_t J0 = G->dJ0, J1 = G->dJ1, a = G->da;
     const float *cE = G->dcdE, *cO = G->dcdO;
     double sums[2];
     if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, a, cE, cO, J0, J1,
                             sums)) {
         double la[16], lb[16]; /* from 0 (DIFF_ROW_C's first block) */
-        const float *q = g + a; /* input j's pair: q[2j], q[2j + 1] */
         if (np == 2)
             DIFF_ROW_C(2);
         else
@@ -779,18 +777,24 @@ DRS_SIMD_FN(diff_row_f32,
     const drs_table *tw = G->twd;
     const float *cd = (const float *)G->cdw;
     double e = 0.0;
-    (void)Ow;
     for (int64_t r = 0; r < G->dne; r++) {
         const int64_t o = G->deo[r];
         const int32_t nt = tw->ntap[o];
         const float *E = G->dE + o * tw->stride;
         const int64_t f = tw->first[o];
-        float v = E[0] * diff_px(xp0, xp1, wp0, wp1, np, f);
-        for (int32_t k = 1; k < nt; k++)
-            v += E[k] * diff_px(xp0, xp1, wp0, wp1, np, f + k);
+        float v;
+        if (nt == 2 && E[0] == -1.0f && E[1] == 1.0f) { /* the pairs' difference */
+            v = wp0 * (xp0[f + 1] - xp0[f]);
+            if (np == 2)
+                v += wp1 * (xp1[f + 1] - xp1[f]);
+        } else {
+            v = E[0] * diff_px(xp0, xp1, wp0, wp1, np, f);
+            for (int32_t k = 1; k < nt; k++)
+                v += E[k] * diff_px(xp0, xp1, wp0, wp1, np, f + k);
+        }
         e += (double)((cd[o] * g[o]) * v);
     }
-    part[0] = cdh * sums[0];
+    part[0] = G->wantA ? cdh * sums[0] : 0.0; /* (0 exactly without gA) */
     part[1] = sums[1] + e;
 })
 
@@ -810,11 +814,13 @@ DRS_SIMD_FN(diff_row_f32,
             /* the difference form (f32, inner 1; G->diff is never set otherwise) */          \
             const float *xp0 = (const float *)xb + G->th->first[oh] * inner;                   \
             const float *wp = (const float *)G->th->wf + oh * G->th->stride;                   \
+            const float *xp1 = nt == 2 ? xp0 + inner : xp0;                                    \
+            /* (without gA, its rows are P_h x's: the kernels need the same two) */            \
             const float *xa0 =                                                                 \
                 G->wantA ? (const float *)xb + G->thd->first[oh] * inner : xp0;                \
             diff_row_f32(G, (const float *)(buf + (oh - r0) * inner), xa0,                     \
-                         G->wantA ? xa0 + inner : xp0, xp0, nt == 2 ? xp0 + inner : xp0, wp[0], \
-                         nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen, c->Ow,      \
+                         G->wantA ? xa0 + inner : xp1, xp0, xp1, wp[0],                        \
+                         nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen,             \
                          G->wantA ? G->thd->dw[oh * G->thd->stride + 1] : 0.0, part,           \
                          (float *)Dx, (float *)V);                                             \
             break;                                                                             \
@@ -1622,10 +1628,11 @@ static int diff_pair(const drs_table *tw, const double *E, int64_t o, int64_t j)
 /* The difference form's tables (diff_row_f32): the longest run of inputs j
  * around the middle output whose two outputs 2j + a and 2j + a + 1 both
  * read taps j - 1 and j with E = (-1, +1) (a 2x upsampling's interior for
- * linear); none (G->diff stays 0) when there is no such run. */
-static drs_status diff_setup(tiled2_grad *G, const drs_table *tw, const double *E,
-                             const double *cd, int64_t Lw, float **dcd, float **dE,
-                             int64_t **deo)
+ * linear); none (G->diff stays 0) when there is no run of 16, or more than 8
+ * outputs outside it have a derivative (they are summed one by one). */
+static drs_status diff_setup(const char *op, tiled2_grad *G, const drs_table *tw,
+                             const double *E, const double *cd, int64_t Lw, float **dcd,
+                             float **dE, int64_t **deo)
 {
     const int64_t Ow = tw->O, om = Ow / 2;
     if (Ow < 2 || tw->ntap[om] != 2)
@@ -1654,13 +1661,14 @@ static drs_status diff_setup(tiled2_grad *G, const drs_table *tw, const double *
     *dE = drs__malloc((size_t)(Ow * tw->stride) * sizeof **dE);
     *deo = drs__malloc((size_t)Ow * sizeof **deo);
     if (!*dcd || !*dE || !*deo)
-        return drs__fail(DRS_ERR_NOMEM, "backward: out of memory (scratch)");
+        return drs__fail(DRS_ERR_NOMEM, "%s backward: out of memory (scratch)", op);
     for (int64_t j = bJ0; j < bJ0 + best; j++) {
         (*dcd)[j] = (float)cd[2 * j + ba];
         (*dcd)[Lw + j] = (float)cd[2 * j + ba + 1];
     }
-    for (int64_t q = 0; q < Ow * tw->stride; q++)
-        (*dE)[q] = (float)E[q];
+    for (int64_t o = 0; o < Ow; o++) /* (E is set for the taps of each output only) */
+        for (int32_t k = 0; k < tw->stride; k++)
+            (*dE)[o * tw->stride + k] = k < tw->ntap[o] ? (float)E[o * tw->stride + k] : 0.0f;
     /* the outputs outside the pairs whose derivative row cd[o] E[o] is not 0 (one with
      * cd[o] = 0 has dw = 0: the table factors) */
     int64_t ne = 0;
@@ -1673,6 +1681,8 @@ static drs_status diff_setup(tiled2_grad *G, const drs_table *tw, const double *
         if (nz)
             (*deo)[ne++] = o;
     }
+    if (ne > 8)
+        return DRS_OK; /* (the run is not most of the row: the transposed form) */
     G->dne = ne;
     G->deo = *deo;
     G->dJ0 = bJ0;
@@ -1814,7 +1824,7 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             G.cdk_unit = unit;
         }
         if (f32 && G.factored && prod(p->in_shape, aw->axis + 1, p->rank) == 1 &&
-            (st = diff_setup(&G, &twd, E, cd, Lw, &dcd, &dE, &deo)))
+            (st = diff_setup(p->op, &G, &twd, E, cd, Lw, &dcd, &dE, &deo)))
             goto out;
     }
     G.dwh = dwh;

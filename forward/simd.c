@@ -370,6 +370,13 @@ DRS_TARGET_AVX512 static inline double diff_combine16(__m512d v)
     const __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
     return _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
 }
+/* p + i for a masked load whose lanes before p are off: formed as an integer, since
+ * a pointer before the array (the first vector's x[j - 1] or dy[2j + a] at j = 0) is
+ * not one C lets a program form */
+static inline const float *diff_at(const float *p, int64_t i)
+{
+    return (const float *)((uintptr_t)p + (uintptr_t)i * sizeof(float));
+}
 /* bits [lo, hi) of a w-bit mask, the range clipped to [0, w] */
 static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
 {
@@ -392,8 +399,8 @@ static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
             x0_ = _mm512_loadu_ps(x0 + (j));                                                   \
             x1_ = _mm512_loadu_ps(x1 + (j));                                                   \
             t_ = _mm512_loadu_ps(T + (j));                                                     \
-            gl_ = _mm512_loadu_ps(q + 2 * (j));                                                \
-            gh_ = _mm512_loadu_ps(q + 2 * (j) + 16);                                           \
+            gl_ = _mm512_loadu_ps(g + (2 * (j) + a));                                          \
+            gh_ = _mm512_loadu_ps(g + (2 * (j) + a + 16));                                     \
             ce_ = _mm512_loadu_ps(cE + (j));                                                   \
             co_ = _mm512_loadu_ps(cO + (j));                                                   \
         } else {                                                                               \
@@ -403,9 +410,10 @@ static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
             x1_ = _mm512_maskz_loadu_ps(in_, x1 + (j));                                        \
             t_ = _mm512_maskz_loadu_ps(in_, T + (j));                                          \
             const int64_t ol_ = 2 * (J0 - (j)), oh_ = 2 * (J1 - (j));                          \
-            gl_ = _mm512_maskz_loadu_ps((__mmask16)diff_rmask(ol_, oh_, 16), q + 2 * (j));     \
+            gl_ = _mm512_maskz_loadu_ps((__mmask16)diff_rmask(ol_, oh_, 16),                   \
+                                        diff_at(g, 2 * (j) + a));                              \
             gh_ = _mm512_maskz_loadu_ps((__mmask16)diff_rmask(ol_ - 16, oh_ - 16, 16),         \
-                                        q + 2 * (j) + 16);                                     \
+                                        diff_at(g, 2 * (j) + a + 16));                         \
             ce_ = _mm512_maskz_loadu_ps(pr_, cE + (j));                                        \
             co_ = _mm512_maskz_loadu_ps(pr_, cO + (j));                                        \
         }                                                                                      \
@@ -425,7 +433,8 @@ static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
     } while (0)
 /* the common case: gA and Px read the same two rows */
 DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, const float *x1,
-                                               float wp0, float wp1, int64_t Lw, const float *q,
+                                               float wp0, float wp1, int64_t Lw, const float *g,
+                                               int64_t a,
                                                const float *cE, const float *cO, int64_t J0,
                                                int64_t J1, double *sums)
 {
@@ -482,7 +491,8 @@ DRS_TARGET_AVX2 static inline __m256 diff_odd8(__m256 a, __m256 b)
         const __m256 dp_ =                                                                     \
             _mm256_add_ps(_mm256_mul_ps(w0, _mm256_sub_ps(x0_, _mm256_loadu_ps(x0 + jj_ - 1))), \
                           _mm256_mul_ps(w1, _mm256_sub_ps(x1_, _mm256_loadu_ps(x1 + jj_ - 1)))); \
-        const __m256 ga_ = _mm256_loadu_ps(q + 2 * jj_), gb_ = _mm256_loadu_ps(q + 2 * jj_ + 8); \
+        const __m256 ga_ = _mm256_loadu_ps(g + (2 * jj_ + a));                                 \
+        const __m256 gb_ = _mm256_loadu_ps(g + (2 * jj_ + a + 8));                             \
         const __m256 h_ =                                                                      \
             _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(cE + jj_), diff_even8(ga_, gb_)),      \
                           _mm256_mul_ps(_mm256_loadu_ps(cO + jj_), diff_odd8(ga_, gb_)));      \
@@ -508,11 +518,11 @@ DRS_TARGET_AVX2 static inline __m256 diff_odd8(__m256 a, __m256 b)
         AC = _mm256_add_ps(AC, _mm256_and_ps(ta_, _mm256_castsi256_ps(in_)));                 \
         const __m256 dp_ = _mm256_add_ps(                                                      \
             _mm256_mul_ps(w0, _mm256_sub_ps(_mm256_maskload_ps(x0 + jj_, pr_),                 \
-                                            _mm256_maskload_ps(x0 + jj_ - 1, pr_))),           \
+                                            _mm256_maskload_ps(diff_at(x0, jj_ - 1), pr_))),   \
             _mm256_mul_ps(w1, _mm256_sub_ps(_mm256_maskload_ps(x1 + jj_, pr_),                 \
-                                            _mm256_maskload_ps(x1 + jj_ - 1, pr_))));          \
-        const __m256 ga_ = _mm256_maskload_ps(q + 2 * jj_, pa_);                               \
-        const __m256 gb_ = _mm256_maskload_ps(q + 2 * jj_ + 8, pb_);                           \
+                                            _mm256_maskload_ps(diff_at(x1, jj_ - 1), pr_))));  \
+        const __m256 ga_ = _mm256_maskload_ps(diff_at(g, 2 * jj_ + a), pa_);                   \
+        const __m256 gb_ = _mm256_maskload_ps(diff_at(g, 2 * jj_ + a + 8), pb_);               \
         const __m256 h_ = _mm256_add_ps(                                                       \
             _mm256_mul_ps(_mm256_maskload_ps(cE + jj_, pr_), diff_even8(ga_, gb_)),            \
             _mm256_mul_ps(_mm256_maskload_ps(cO + jj_, pr_), diff_odd8(ga_, gb_)));            \
@@ -526,7 +536,8 @@ DRS_TARGET_AVX2 static inline __m256 diff_odd8(__m256 a, __m256 b)
         (L)[(k0) + 1] = _mm256_add_pd((L)[(k0) + 1], _mm256_cvtps_pd(_mm256_extractf128_ps(ACC, 1))); \
     } while (0)
 DRS_TARGET_AVX2 static void diff_sums_avx2(const float *T, const float *x0, const float *x1,
-                                           float wp0, float wp1, int64_t Lw, const float *q,
+                                           float wp0, float wp1, int64_t Lw, const float *g,
+                                           int64_t a,
                                            const float *cE, const float *cO, int64_t J0,
                                            int64_t J1, double *sums)
 {
@@ -570,9 +581,9 @@ DRS_TARGET_AVX2 static void diff_sums_avx2(const float *T, const float *x0, cons
     /* LANES16_COMBINE: l[k] += l[k + 8], l[k] += l[k + 4], l0 + l2, l1 + l3, their sum */
     for (int u = 0; u < 2; u++) {
         __m256d *l = u ? lb : la;
-        const __m256d a = _mm256_add_pd(_mm256_add_pd(l[0], l[2]), _mm256_add_pd(l[1], l[3]));
-        const __m128d b = _mm_add_pd(_mm256_castpd256_pd128(a), _mm256_extractf128_pd(a, 1));
-        sums[u] = _mm_cvtsd_f64(b) + _mm_cvtsd_f64(_mm_unpackhi_pd(b, b));
+        const __m256d s4 = _mm256_add_pd(_mm256_add_pd(l[0], l[2]), _mm256_add_pd(l[1], l[3]));
+        const __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd(s4, 1));
+        sums[u] = _mm_cvtsd_f64(s2) + _mm_cvtsd_f64(_mm_unpackhi_pd(s2, s2));
     }
 }
 #undef DIFF_HALF8
@@ -589,9 +600,9 @@ int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const
         return 0;
     const int l = drs__simd_level();
     if (l == DRS_SIMD_AVX512)
-        diff_sums_avx512(T, xp0, xp1, wp0, wp1, Lw, g + a, cE, cO, J0, J1, sums);
+        diff_sums_avx512(T, xp0, xp1, wp0, wp1, Lw, g, a, cE, cO, J0, J1, sums);
     else if (l == DRS_SIMD_AVX2)
-        diff_sums_avx2(T, xp0, xp1, wp0, wp1, Lw, g + a, cE, cO, J0, J1, sums);
+        diff_sums_avx2(T, xp0, xp1, wp0, wp1, Lw, g, a, cE, cO, J0, J1, sums);
     else
         return 0;
     return 1;
