@@ -703,6 +703,15 @@ static inline float diff_px(const float *xp0, const float *xp1, float wp0, float
         p += wp1 * xp1[j];
     return p;
 }
+/* Px[j] - Px[j - 1] as the difference form takes it: w0 (x0[j] - x0[j - 1]) (+ w1 (...)) */
+static inline float diff_dpx(const float *xp0, const float *xp1, float wp0, float wp1, int np,
+                             int64_t j)
+{
+    float p = wp0 * (xp0[j] - xp0[j - 1]);
+    if (np == 2)
+        p += wp1 * (xp1[j] - xp1[j - 1]);
+    return p;
+}
 /* diff_row_f32's sums in plain C: the differences of Px and the pairs' h in
  * rows P and S first (loops that vectorise), then vector v (16 inputs from
  * j = v) adds its terms to the accumulators of its parity, lanes outside
@@ -710,10 +719,7 @@ static inline float diff_px(const float *xp0, const float *xp1, float wp0, float
 #define DIFF_ROW_C(NP)                                                                         \
     do {                                                                                       \
         for (int64_t j = J0; j < J1; j++) {                                                    \
-            float p = wp0 * (xp0[j] - xp0[j - 1]);                                             \
-            if ((NP) == 2)                                                                     \
-                p += wp1 * (xp1[j] - xp1[j - 1]);                                              \
-            P[j] = p;                                                                          \
+            P[j] = diff_dpx(xp0, xp1, wp0, wp1, (NP), j);                                      \
             S[j] = cE[j] * g[2 * j + a] + cO[j] * g[2 * j + a + 1];                            \
         }                                                                                      \
         const int64_t fl = (J0 + 15) / 16 * 16, fh = (J1 < Lw ? J1 : Lw) / 16 * 16;            \
@@ -784,9 +790,7 @@ DRS_SIMD_FN(diff_row_f32,
         const int64_t f = tw->first[o];
         float v;
         if (nt == 2 && E[0] == -1.0f && E[1] == 1.0f) { /* the pairs' difference */
-            v = wp0 * (xp0[f + 1] - xp0[f]);
-            if (np == 2)
-                v += wp1 * (xp1[f + 1] - xp1[f]);
+            v = diff_dpx(xp0, xp1, wp0, wp1, np, f + 1);
         } else {
             v = E[0] * diff_px(xp0, xp1, wp0, wp1, np, f);
             for (int32_t k = 1; k < nt; k++)
@@ -909,7 +913,7 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
          * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
         const int64_t glen = c->Ow * c->inner;                                                 \
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
-        const int tvf = G && !G->diff && G->wantB && G->factored && G->cdk && c->inner == 1 && \
+        const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
         for (int64_t oh = r0; oh < r1; oh++) {                                                 \
             if (c->pf && c->inner > 1) {                                                       \
@@ -1792,7 +1796,11 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
         if ((st = ttable_build(&twd, G.factored ? E : twd.dw, Lw, f32, G.factored ? 1e-12 : 0.0,
                                &ttwd)))
             goto out;
-        if (G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0 &&
+        if (f32 && G.factored && prod(p->in_shape, aw->axis + 1, p->rank) == 1 &&
+            (st = diff_setup(p->op, &G, &twd, E, cd, Lw, &dcd, &dE, &deo)))
+            goto out;
+        /* (with the difference form every row's V is its own or vrow_per2's: no cdk) */
+        if (!G.diff && G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0 &&
             prod(p->in_shape, aw->axis + 1, p->rank) == 1) { /* tvrow_per2's rows (inner 1) */
             /* cdk[k * nin + t] = cd[o0 + 2t + k]: tap k of interior input j0 + t */
             const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
@@ -1823,9 +1831,6 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             G.cdk = cdk;
             G.cdk_unit = unit;
         }
-        if (f32 && G.factored && prod(p->in_shape, aw->axis + 1, p->rank) == 1 &&
-            (st = diff_setup(p->op, &G, &twd, E, cd, Lw, &dcd, &dE, &deo)))
-            goto out;
     }
     G.dwh = dwh;
     G.part = part;

@@ -434,9 +434,8 @@ static inline uint32_t diff_rmask(int64_t lo, int64_t hi, int w)
 /* the common case: gA and Px read the same two rows */
 DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, const float *x1,
                                                float wp0, float wp1, int64_t Lw, const float *g,
-                                               int64_t a,
-                                               const float *cE, const float *cO, int64_t J0,
-                                               int64_t J1, double *sums)
+                                               int64_t a, const float *cE, const float *cO,
+                                               int64_t J0, int64_t J1, double *sums)
 {
     const __m512 w0 = _mm512_set1_ps(wp0), w1 = _mm512_set1_ps(wp1);
     const __m512i ev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
@@ -537,9 +536,8 @@ DRS_TARGET_AVX2 static inline __m256 diff_odd8(__m256 a, __m256 b)
     } while (0)
 DRS_TARGET_AVX2 static void diff_sums_avx2(const float *T, const float *x0, const float *x1,
                                            float wp0, float wp1, int64_t Lw, const float *g,
-                                           int64_t a,
-                                           const float *cE, const float *cO, int64_t J0,
-                                           int64_t J1, double *sums)
+                                           int64_t a, const float *cE, const float *cO,
+                                           int64_t J0, int64_t J1, double *sums)
 {
     const __m256 w0 = _mm256_set1_ps(wp0), w1 = _mm256_set1_ps(wp1);
     __m256d la[4], lb[4]; /* lanes 0-3, 4-7, 8-11, 12-15 */
