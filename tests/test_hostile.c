@@ -345,7 +345,8 @@ static void test_huge_image(void)
 typedef struct acase {
     const char *name;
     int kind; /* 0 resize fwd, 1 resize bwd, 2 interp fwd, 3 interp bwd, 4 backprop,
-                 5 torch fwd, 6 torch bwd, 7 grid fwd, 8 grid bwd */
+                 5 torch fwd, 6 torch bwd, 7 grid fwd, 8 grid bwd, 9 resize bwd 2x linear
+                 (the scales gradient's difference form: 16 pairs on a row of 17) */
     drs_dtype dt;
 } acase;
 
@@ -356,6 +357,20 @@ static drs_status run_case(const acase *c, void *x, void *y, void *dy, void *dx,
     const int64_t N = 2, C = 3, H = 9, W = 7;
     drs_tensor X = {c->dt, 4, {N, C, H, W}, x};
     switch (c->kind) {
+    case 9: { /* x [1, 1, 4, 17] -> [1, 1, 8, 34] within the same buffers */
+        drs_resize_attrs a = drs_resize_attrs_default(19);
+        a.mode = DRS_MODE_LINEAR;
+        a.n_axes = 2; /* (scales of 1 on N and C would take the general chain) */
+        a.axes[0] = 2;
+        a.axes[1] = 3;
+        static const double sc[2] = {2, 2};
+        drs_resize_inputs in = {NULL, 0, sc, 2, NULL, 0};
+        drs_tensor X9 = {c->dt, 4, {1, 1, 4, 17}, x}, DX = X9;
+        drs_tensor DY = {c->dt, 4, {1, 1, 8, 34}, dy};
+        DX.data = dx;
+        (void)y;
+        return drs_resize_backward(&DX, dp1, NULL, &DY, &X9, &in, &a, DRS_GRAD_OVERWRITE);
+    }
     case 0:
     case 1: {
         drs_resize_attrs a = drs_resize_attrs_default(19);
@@ -443,6 +458,7 @@ static void test_alloc_failures(void)
         {"GridSample-9 bicubic reflection u8 forward (allocates nothing)", 7, DRS_U8},
         {"GridSample-9 bicubic reflection f32 forward (allocates nothing)", 7, DRS_F32},
         {"GridSample-9 bicubic reflection f64 backward (data, grid)", 8, DRS_F64},
+        {"Resize-19 linear 2x f32 backward (X, scales; the difference form)", 9, DRS_F32},
     };
     const size_t nx = 2 * 3 * 9 * 7, ny = 2 * 3 * 5 * 10, ng = 2 * 5 * 10 * 2;
     int total_nomem = 0;
@@ -475,8 +491,8 @@ static void test_alloc_failures(void)
             memset(ref[k], 0xC3, sz[k]); /* entries a call does not write keep the pattern */
         }
         const int bwd = c->kind == 1 || c->kind == 3 || c->kind == 4 || c->kind == 6 ||
-                        c->kind == 8;
-        const int want_dp1 = c->kind == 1 || c->kind == 3 || c->kind == 4;
+                        c->kind == 8 || c->kind == 9;
+        const int want_dp1 = c->kind == 1 || c->kind == 3 || c->kind == 4 || c->kind == 9;
         const int want_dp2 = c->kind == 1 && strstr(c->name, "roi") != NULL;
         drs_debug_fail_allocation(-1);
         drs_status s = run_case(c, x, ref[0], dy, ref[1], want_dp1 ? (double *)ref[2] : NULL,
