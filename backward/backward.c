@@ -895,12 +895,71 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
     }
 }
 
+/* dx row j of a float block (1 to 4 T rows, src holding the rows from obase on)
+ * streamed out from the registers, not formed in the buffer and copied
+ * (drs__tsweep_stream_f32: TSWEEP's sums, the same bits); 0 when it cannot */
+static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j, float *d,
+                                 const float *src, int64_t obase, int64_t inner)
+{
+    const int64_t e0 = tt->off[j], ne = tt->off[j + 1] - e0;
+    if (ne < 1 || ne > 4)
+        return 0;
+    const float *s[4];
+    float w[4];
+    for (int k = 0; k < 4; k++) {
+        const int64_t e = e0 + (k < ne ? k : 0);
+        w[k] = W[e];
+        s[k] = src + (tt->o[e] - obase) * inner;
+    }
+    return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
+}
+
+/* The block's dx rows jn, ... whose T rows are all formed (those before row
+ * `formed`), each as soon as it can be: the dy rows' reads and the dx rows'
+ * writes interleave row by row, as a loop that only moved their bytes would
+ * (formed in one sweep after all of the block's T rows, they alternated in
+ * bursts: W9's backward 8.2 -> ... ms at 1 thread).  d NULL: only the
+ * parameter gradients. */
+#define TILED2_EMIT(A, formed)                                                                 \
+    do {                                                                                       \
+        for (; d && jn < i1 && c->ohi[jn] <= (formed); jn++) {                                 \
+            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                     \
+                if (sizeof(A) == sizeof(float) &&                                              \
+                    tiled2_stream_row_f32(tt, (const float *)W, jn, (float *)(d + jn * inner), \
+                                          (const float *)buf, r0, inner))                      \
+                    continue;                                                                  \
+                A *ob = buf + c->sbuf;                                                         \
+                TENTRY_INNER(A, A, jn, ob, buf, r0);                                           \
+                drs__stream_put(ws, d + jn * inner, ob, (size_t)inner * sizeof(A));            \
+            } else {                                                                           \
+                TENTRY_INNER(A, A, jn, d + jn * inner, buf, r0);                               \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TPASS_SPAN)             \
-    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws),                 \
-                (c, task, buf, ws), {                                                          \
+    DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws, int64_t *last),  \
+                (c, task, buf, ws, last), {                                                    \
         const int64_t b = task / c->nblk, k = task % c->nblk;                                  \
         const int64_t i0 = c->bstart[k], i1 = c->bstart[k + 1];                                \
         const int64_t r0 = c->olo[i0], r1 = c->ohi[i1 - 1], inner = c->rowlen;                 \
+        const drs_ttable *tt = c->tth;                                                         \
+        const A *W = (const A *)tt->WF;                                                        \
+        const int accumulate = c->accumulate;                                                  \
+        A *const d = c->dx ? (A *)c->dx + (b * c->Lh) * inner : NULL;                          \
+        int64_t jn = i0; /* the next dx row of the block */                                     \
+        /* the T rows [r0, have) this thread formed for the block before (its task before: \
+         * the same image) are still in the buffer: moved to the front, not formed again from \
+         * dy (the same bits; W9 forms 16 rows per block of 7 input rows, 2 of them twice) */  \
+        int64_t have = r0;                                                                     \
+        if (k > 0 && *last == task - 1) {                                                      \
+            const int64_t p0 = c->olo[c->bstart[k - 1]], p1 = c->ohi[i0 - 1];                  \
+            if (p1 > r0 && r0 >= p0) {                                                         \
+                memmove(buf, buf + (r0 - p0) * inner, (size_t)((p1 - r0) * inner) * sizeof(A)); \
+                have = p1 < r1 ? p1 : r1;                                                      \
+            }                                                                                  \
+        }                                                                                      \
+        *last = task;                                                                          \
         const A *g = (const A *)c->dy + b * c->Oh * c->Ow * c->inner;                          \
         const tiled2_grad *G = c->g;                                                           \
         A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
@@ -915,7 +974,7 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
         const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
-        for (int64_t oh = r0; oh < r1; oh++) {                                                 \
+        for (int64_t oh = have; oh < r1; oh++) {                                               \
             if (c->pf && c->inner > 1) {                                                       \
                 /* a long row (channels-last: 64 KiB in W9) as the transposed pass reads       \
                  * its rows, each input's outputs prefetched as it is reached; one burst per   \
@@ -937,23 +996,9 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
             }                                                                                  \
             if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
                 TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
+            TILED2_EMIT(A, oh + 1);                                                          \
         }                                                                                      \
-        const drs_ttable *tt = c->tth;                                                         \
-        const A *W = (const A *)tt->WF;                                                        \
-        const int accumulate = c->accumulate;                                                  \
-        if (c->dx) { /* (NULL: only the parameter gradients; no offset from NULL) */           \
-            A *d = (A *)c->dx + (b * c->Lh) * inner;                                           \
-            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                     \
-                A *ob = buf + c->sbuf;                                                         \
-                for (int64_t j = i0; j < i1; j++) {                                            \
-                    TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
-                    drs__stream_put(ws, d + j * inner, ob, (size_t)inner * sizeof(A));         \
-                }                                                                              \
-            } else {                                                                           \
-                for (int64_t j = i0; j < i1; j++)                                              \
-                    TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                             \
-            }                                                                                  \
-        }                                                                                      \
+        TILED2_EMIT(A, r1);                                                                    \
     })
 DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32,
                    tvrow_per2_f32, tpass_f32_span)
@@ -1097,14 +1142,15 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         const int64_t off = (int64_t)omp_get_thread_num() * tstride;
         drs_stream ws;
         drs__stream_begin(&ws);
+        int64_t last = -1; /* this thread's task before */
         _Pragma("omp for schedule(static) nowait")
         for (int64_t task = 0; task < ntask; task++) {
             if (c.down)
                 tiled2_direct_f32(&c, task);
             else if (f32)
-                tiled2_f32(&c, task, (float *)bufs + off, &ws);
+                tiled2_f32(&c, task, (float *)bufs + off, &ws, &last);
             else
-                tiled2_f64(&c, task, (double *)bufs + off, &ws);
+                tiled2_f64(&c, task, (double *)bufs + off, &ws, &last);
         }
         if (sbuf > 0)
             drs__stream_end(&ws); /* this thread's streaming stores, before the barrier */

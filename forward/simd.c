@@ -176,6 +176,61 @@ DRS_TARGET_AVX2 static void lerp2_stream_avx2(float *y, const float *tmp, const 
     }
 }
 #endif
+/* d[0..inner) = 0 + w[0] s[0][i] (+ w[1] s[1][i] ...), ne (1 to 4) terms in
+ * that order (backward.c's TSWEEP, overwriting: the same bits), written with
+ * streaming stores from the registers */
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void tsweep_stream_avx512(float *d, const float *const *s,
+                                                   const float *w, int ne, int64_t inner)
+{
+    const __m512 z = _mm512_setzero_ps(), w0 = _mm512_set1_ps(w[0]), w1 = _mm512_set1_ps(w[1]),
+                 w2 = _mm512_set1_ps(w[2]), w3 = _mm512_set1_ps(w[3]);
+    for (int64_t i = 0; i < inner; i += 16) {
+        __m512 a = _mm512_add_ps(z, _mm512_mul_ps(w0, _mm512_loadu_ps(s[0] + i)));
+        if (ne > 1)
+            a = _mm512_add_ps(a, _mm512_mul_ps(w1, _mm512_loadu_ps(s[1] + i)));
+        if (ne > 2)
+            a = _mm512_add_ps(a, _mm512_mul_ps(w2, _mm512_loadu_ps(s[2] + i)));
+        if (ne > 3)
+            a = _mm512_add_ps(a, _mm512_mul_ps(w3, _mm512_loadu_ps(s[3] + i)));
+        _mm512_stream_ps(d + i, a);
+    }
+}
+DRS_TARGET_AVX2 static void tsweep_stream_avx2(float *d, const float *const *s, const float *w,
+                                               int ne, int64_t inner)
+{
+    const __m256 z = _mm256_setzero_ps(), w0 = _mm256_set1_ps(w[0]), w1 = _mm256_set1_ps(w[1]),
+                 w2 = _mm256_set1_ps(w[2]), w3 = _mm256_set1_ps(w[3]);
+    for (int64_t i = 0; i < inner; i += 8) {
+        __m256 a = _mm256_add_ps(z, _mm256_mul_ps(w0, _mm256_loadu_ps(s[0] + i)));
+        if (ne > 1)
+            a = _mm256_add_ps(a, _mm256_mul_ps(w1, _mm256_loadu_ps(s[1] + i)));
+        if (ne > 2)
+            a = _mm256_add_ps(a, _mm256_mul_ps(w2, _mm256_loadu_ps(s[2] + i)));
+        if (ne > 3)
+            a = _mm256_add_ps(a, _mm256_mul_ps(w3, _mm256_loadu_ps(s[3] + i)));
+        _mm256_stream_ps(d + i, a);
+    }
+}
+#endif
+int drs__tsweep_stream_f32(float *d, const float *const *s, const float *w, int ne, int64_t inner)
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)d & 63) || inner % 16 || ne < 1 || ne > 4)
+        return 0;
+    const int l = drs__simd_level();
+    if (l == DRS_SIMD_AVX512)
+        tsweep_stream_avx512(d, s, w, ne, inner);
+    else if (l == DRS_SIMD_AVX2)
+        tsweep_stream_avx2(d, s, w, ne, inner);
+    else
+        return 0;
+    return 1;
+#else
+    (void)d, (void)s, (void)w, (void)ne, (void)inner;
+    return 0;
+#endif
+}
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,
                           const float *W,
                           int64_t stride, int64_t n, int64_t c0, int64_t inner, const float *xr,
