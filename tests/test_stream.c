@@ -58,6 +58,59 @@ static void one_sequence(unsigned char *got, unsigned char *want, const unsigned
     CHECK(bad == N, "sequence %d: byte %zu differs from memcpy's", seq, bad);
 }
 
+/* The 2-D data gradient's rows streamed from the registers
+ * (drs__tsweep_stream_f32): 0 + w[0] s[0][i] (+ w[1] s[1][i] ...) for 1 to 4
+ * terms, the bits of the same sums in C; a destination off a 64-byte line, a
+ * length not a multiple of 16 or a count outside 1..4 is refused with
+ * nothing written; the baseline variant refuses everything. */
+static void tsweep_rows(void)
+{
+    enum { L = 1040 };
+    float *src = malloc(4 * L * sizeof(float)), *d = aligned_alloc(64, (L + 32) * sizeof(float));
+    if (!src || !d) {
+        CHECK(0, "tsweep: out of memory");
+        free(src);
+        free(d);
+        return;
+    }
+    for (int i = 0; i < 4 * L; i++)
+        src[i] = (float)((int)(next() % 2001) - 1000) / 37.0f;
+    const float w[4] = {0.25f, 0.75f, -0.6f, 1.0f / 3.0f};
+    const float *s[4] = {src + 3 * L, src + L, src, src + 2 * L}; /* any order in memory */
+    const int64_t lens[4] = {16, 48, 1024, 1040};
+    const int simd = drs__simd_level() != DRS_SIMD_BASELINE;
+    for (int ne = 0; ne <= 5; ne++)
+        for (int li = 0; li < 4; li++) {
+            const int64_t inner = lens[li];
+            for (int64_t i = 0; i < L + 32; i++)
+                d[i] = -7.0f;
+            const int r = drs__tsweep_stream_f32(d, s, w, ne, inner);
+            const int want = simd && ne >= 1 && ne <= 4;
+            CHECK(r == want, "tsweep ne %d inner %lld: returned %d", ne, (long long)inner, r);
+            int bad = -1;
+            for (int64_t i = 0; i < L + 32 && bad < 0; i++) {
+                float e = -7.0f;
+                if (r && i < inner) {
+                    e = 0.0f;
+                    for (int k = 0; k < ne; k++)
+                        e += w[k] * s[k][i];
+                }
+                if (memcmp(&e, &d[i], sizeof e))
+                    bad = (int)i;
+            }
+            CHECK(bad < 0, "tsweep ne %d inner %lld: element %d differs", ne, (long long)inner,
+                  bad);
+        }
+    /* refused: off a line, or a length not a multiple of 16 */
+    d[1] = d[20] = -7.0f;
+    CHECK(!drs__tsweep_stream_f32(d + 1, s, w, 2, 16) && d[1] == -7.0f,
+          "tsweep: a destination off a 64-byte line was written");
+    CHECK(!drs__tsweep_stream_f32(d, s, w, 2, 20) && d[0] == -7.0f,
+          "tsweep: a length of 20 was written");
+    free(src);
+    free(d);
+}
+
 int main(void)
 {
     unsigned char *got = malloc(N), *want = malloc(N), *src = malloc(N);
@@ -67,6 +120,7 @@ int main(void)
         src[i] = (unsigned char)next();
     for (int seq = 0; seq < 3000; seq++)
         one_sequence(got, want, src, seq);
+    tsweep_rows();
     printf("test_stream: %d checks, %d failed (SIMD variant %s)\n", g_checks, g_fail,
            drs_simd_variant());
     free(got);
