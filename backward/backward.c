@@ -914,29 +914,6 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 
-/* The block's dx rows jn, ... whose T rows are all formed (those before row
- * `formed`), each as soon as it can be: the dy rows' reads and the dx rows'
- * writes interleave row by row, as a loop that only moved their bytes would
- * (formed in one sweep after all of the block's T rows, they alternated in
- * bursts: W9's backward 8.2 -> ... ms at 1 thread).  d NULL: only the
- * parameter gradients. */
-#define TILED2_EMIT(A, formed)                                                                 \
-    do {                                                                                       \
-        for (; d && jn < i1 && c->ohi[jn] <= (formed); jn++) {                                 \
-            if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                     \
-                if (sizeof(A) == sizeof(float) &&                                              \
-                    tiled2_stream_row_f32(tt, (const float *)W, jn, (float *)(d + jn * inner), \
-                                          (const float *)buf, r0, inner))                      \
-                    continue;                                                                  \
-                A *ob = buf + c->sbuf;                                                         \
-                TENTRY_INNER(A, A, jn, ob, buf, r0);                                           \
-                drs__stream_put(ws, d + jn * inner, ob, (size_t)inner * sizeof(A));            \
-            } else {                                                                           \
-                TENTRY_INNER(A, A, jn, d + jn * inner, buf, r0);                               \
-            }                                                                                  \
-        }                                                                                      \
-    } while (0)
-
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TPASS_SPAN)             \
     DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws, int64_t *last),  \
                 (c, task, buf, ws, last), {                                                    \
@@ -947,7 +924,6 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         const A *W = (const A *)tt->WF;                                                        \
         const int accumulate = c->accumulate;                                                  \
         A *const d = c->dx ? (A *)c->dx + (b * c->Lh) * inner : NULL;                          \
-        int64_t jn = i0; /* the next dx row of the block */                                     \
         /* the T rows [r0, have) this thread formed for the block before (its task before: \
          * the same image) are still in the buffer: moved to the front, not formed again from \
          * dy (the same bits; W9 forms 16 rows per block of 7 input rows, 2 of them twice) */  \
@@ -996,9 +972,22 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
             }                                                                                  \
             if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
                 TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
-            TILED2_EMIT(A, oh + 1);                                                          \
         }                                                                                      \
-        TILED2_EMIT(A, r1);                                                                    \
+        if (d) { /* (NULL: only the parameter gradients; no offset from NULL) */                \
+            for (int64_t j = i0; j < i1; j++) {                                                \
+                if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                 \
+                    if (sizeof(A) == sizeof(float) &&                                          \
+                        tiled2_stream_row_f32(tt, (const float *)W, j, (float *)(d + j * inner), \
+                                              (const float *)buf, r0, inner))                  \
+                        continue;                                                              \
+                    A *ob = buf + c->sbuf;                                                     \
+                    TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
+                    drs__stream_put(ws, d + j * inner, ob, (size_t)inner * sizeof(A));         \
+                } else {                                                                       \
+                    TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                             \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
     })
 DEFINE_TILED2_TASK(tiled2_f32, float, wf, trow_f32, dot_f32_lanes, row_dots2_f32, vrow_per2_f32,
                    tvrow_per2_f32, tpass_f32_span)
