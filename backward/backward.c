@@ -395,9 +395,11 @@ static int64_t prod(const int64_t *s, int a, int b)
  * of input rows [i0, i1) of pass h, the rows oh of T = P_w^T dy they read
  * (a contiguous range when the table is monotone, as every resize table is)
  * are formed in a per-thread buffer and combined at once, so T never goes
- * to memory.  Rows on a block's edge are formed by both neighbours (the
- * same bits each time); each element is the arithmetic of the two separate
- * passes, so dx has the bits of the unfused run.
+ * to memory.  Rows on a block's edge are formed once when the thread that
+ * forms the block before also forms this one (they are taken from its
+ * buffer), else by both neighbours (the same bits each time); each element
+ * is the arithmetic of the two separate passes, so dx has the bits of the
+ * unfused run.
  *
  * The scales gradients of both passes ride along (tiled2_grad): row r =
  * (b, oh) of dy, while its T row is in the buffer and dy_r in cache, adds
@@ -436,7 +438,9 @@ typedef struct tiled2 {
     int64_t nblk, Oh, Ow, Lh, inner, rowlen, maxr;
     int accumulate;
     const tiled2_grad *g;         /* NULL: no parameter gradient */
-    int64_t sbuf;                 /* > 0: dx rows are formed at buf + sbuf and streamed out */
+    int64_t sbuf;                 /* > 0: dx streamed out: float rows of 1 to 4 T rows on a
+                                   * 64-byte line from the registers (tiled2_stream_row_f32),
+                                   * other rows formed at buf + sbuf first */
     int pf;                       /* prefetch dy ahead (dy larger than DRS_PF_MIN_BYTES) */
     int down;                     /* > 0: direct rows (tiled2_direct_f32), factor down */
     float dc[8];                  /* their pass-w coefficients */
@@ -924,14 +928,16 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         const A *W = (const A *)tt->WF;                                                        \
         const int accumulate = c->accumulate;                                                  \
         A *const d = c->dx ? (A *)c->dx + (b * c->Lh) * inner : NULL;                          \
-        /* the T rows [r0, have) this thread formed for the block before (its task before: \
-         * the same image) are still in the buffer: moved to the front, not formed again from \
-         * dy (the same bits; W9 forms 16 rows per block of 7 input rows, 2 of them twice) */  \
+        /* the T rows [r0, have) this thread formed for the block before (its task             \
+         * before: the same image) are still in the buffer: moved to the front, not            \
+         * formed again from dy (the same bits; W9's blocks of 7 input rows read 16            \
+         * rows, 2 shared) */                                                                  \
         int64_t have = r0;                                                                     \
         if (k > 0 && *last == task - 1) {                                                      \
             const int64_t p0 = c->olo[c->bstart[k - 1]], p1 = c->ohi[i0 - 1];                  \
             if (p1 > r0 && r0 >= p0) {                                                         \
-                memmove(buf, buf + (r0 - p0) * inner, (size_t)((p1 - r0) * inner) * sizeof(A)); \
+                memmove(buf, buf + (r0 - p0) * inner,                                          \
+                        (size_t)((p1 - r0) * inner) * sizeof(A));                              \
                 have = p1 < r1 ? p1 : r1;                                                      \
             }                                                                                  \
         }                                                                                      \
@@ -973,11 +979,12 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
             if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
                 TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
         }                                                                                      \
-        if (d) { /* (NULL: only the parameter gradients; no offset from NULL) */                \
+        if (d) { /* (NULL: only the parameter gradients; no offset from NULL) */               \
             for (int64_t j = i0; j < i1; j++) {                                                \
                 if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                 \
                     if (sizeof(A) == sizeof(float) &&                                          \
-                        tiled2_stream_row_f32(tt, (const float *)W, j, (float *)(d + j * inner), \
+                        tiled2_stream_row_f32(tt, (const float *)W, j,                         \
+                                              (float *)(d + j * inner),                        \
                                               (const float *)buf, r0, inner))                  \
                         continue;                                                              \
                     A *ob = buf + c->sbuf;                                                     \
@@ -1086,7 +1093,7 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     tstride += g ? 3 * rowlen + tbytes : 0;
     /* an overwritten dx streamed out (drs__stream_gradient: large, or with a team
      * large and read from a dy at least twice its size): one more row per thread,
-     * where each dx row is formed before it is streamed out */
+     * where a dx row not streamed from the registers is formed first */
     int64_t sbuf = 0, nxb, nyb;
     if (dx && !accumulate && !drs__mul_overflow(outer * Lh, rowlen * (int64_t)esz, &nxb) &&
         !drs__mul_overflow(outer * Oh, Ow * inner * (int64_t)esz, &nyb) &&

@@ -701,9 +701,10 @@ DEFINE_LERP2(double)
         size_t far[6]; /* far_from_rows for rows of pass h with 0..4 taps, [5]: more */        \
         for (int n = 0; n < 6; n++)                                                            \
             far[n] = far_from_rows((size_t)rowlen * sizeof(A), n);                             \
-        /* long rows: chunks of pass-w outputs reading about 4 KiB of columns.  From 8 KiB: \
-         * W9 forward 6.5 -> 6.2 ms (min), 7.8 -> 6.9 (median) of 8 alternating rounds at 1    \
-         * thread, 5.7 -> 5.5 (median) at 2; 2 KiB and 16 KiB were slower than either */     \
+        /* long rows: chunks of pass-w outputs reading about 4 KiB of columns.  From           \
+         * 8 KiB: W9 forward 6.5 -> 6.2 ms (min), 7.8 -> 6.9 (median) of 8 alternating         \
+         * rounds at 1 thread, 5.7 -> 5.5 (median) at 2; 2 KiB and 16 KiB were slower          \
+         * than either */                                                                      \
         int64_t chunk = 0;                                                                     \
         if (inner > 1 && rowlen * (int64_t)sizeof(A) > ((int64_t)16 << 10) && Lw > 0) {       \
             const int64_t cols = 4096 / (inner * (int64_t)sizeof(A));                          \

@@ -80,7 +80,8 @@ const char *drs_simd_variant(void)
  * region's closing barrier.
  * The kernels that stream (the nearest gather, the fused last two forward
  * passes, the tiled 2-D data gradient when it overwrites dx) form each row in
- * a per-thread buffer and stream it out (a copy: the bits of a direct write)
+ * a per-thread buffer and stream it out (a copy: the bits of a direct write),
+ * or where they can, stream it from the registers (the same bits),
  * when drs__stream_output says so; GridSample's float32 forward (outside the
  * tiled 2-D bicubic path) does the same with each block's points of a
  * channel when drs__stream_footprint says so.  The environment variable DRS_STREAM,

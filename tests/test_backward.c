@@ -574,7 +574,8 @@ static void sweep_resize_opsets(void)
  * antialias, both ops, and two layouts: [2, 3, 6, 7] with axes {2, 3}, and
  * [1, 6, 7, 5000] with axes {1, 2}, whose rows of 35000 doubles split the
  * image into blocks of one input row, with edge rows of dy formed by two
- * blocks (each must be counted once). */
+ * blocks, or by one and taken from its buffer by the next (each must be
+ * counted once). */
 static void fused_scales_fd(void)
 {
     const drs_coord_mode cms[5] = {DRS_COORD_HALF_PIXEL, DRS_COORD_ASYMMETRIC,

@@ -102,7 +102,7 @@ static void tsweep_rows(void)
                   bad);
         }
     /* refused: off a line, or a length not a multiple of 16 */
-    d[1] = d[20] = -7.0f;
+    d[0] = d[1] = -7.0f;
     CHECK(!drs__tsweep_stream_f32(d + 1, s, w, 2, 16) && d[1] == -7.0f,
           "tsweep: a destination off a 64-byte line was written");
     CHECK(!drs__tsweep_stream_f32(d, s, w, 2, 20) && d[0] == -7.0f,

@@ -283,8 +283,9 @@ static void check_nhwc(int64_t C, int64_t W, int64_t off)
     float *x = malloc(sizeof(float) * nx), *xt = malloc(sizeof(float) * nx);
     float *y = malloc(sizeof(float) * ny), *yt = malloc(sizeof(float) * ny);
     /* the data gradients on 64-byte lines: with streaming stores on, the 2-D data
-     * gradient's rows of a multiple of 16 floats (NHWC at C = 208) go out straight
-     * from the registers */
+     * gradient's rows of a multiple of 16 floats go out straight from the registers
+     * (at C = 208 the NHWC side only: NCHW's rows of 23 go through the row buffer,
+     * so the two paths are compared) */
     const size_t gxb = (sizeof(float) * nx + 63) / 64 * 64;
     float *gx = aligned_alloc(64, gxb), *gxt = aligned_alloc(64, gxb);
     float *gy = malloc(sizeof(float) * ny), *gyt = malloc(sizeof(float) * ny);
