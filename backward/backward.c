@@ -261,6 +261,15 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
             (d)[i] = accumulate ? (d)[i] + acc_ : acc_;                                        \
         }                                                                                      \
     } while (0)
+/* the 1 to 4 entries [e0, e0 + ne) of one input: weights w4[k] = W[e] and rows
+ * s4[k] of src (which holds the rows from output obase on, inner apart);
+ * slots past ne repeat the first entry */
+#define TTAPS4(tt, W, e0, ne, src, obase, inner, w4, s4)                                       \
+    for (int k_ = 0; k_ < 4; k_++) {                                                           \
+        const int64_t e_ = (e0) + (k_ < (ne) ? k_ : 0);                                        \
+        (w4)[k_] = (W)[e_];                                                                    \
+        (s4)[k_] = (src) + ((tt)->o[e_] - (obase)) * (inner);                                  \
+    }
 #define TENTRY_INNER(A, TS, j, d, src, obase)                                                  \
     do {                                                                                       \
         const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
@@ -268,11 +277,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         if (ne_ >= 1 && ne_ <= 4) { /* every entry in one sweep, same order */                 \
             const TS *s_[4];                                                                   \
             A w_[4];                                                                           \
-            for (int k_ = 0; k_ < 4; k_++) {                                                   \
-                const int64_t e_ = e0_ + (k_ < ne_ ? k_ : 0);                                  \
-                w_[k_] = W[e_];                                                                \
-                s_[k_] = (src) + (tt->o[e_] - (obase)) * inner;                                \
-            }                                                                                  \
+            TTAPS4(tt, W, e0_, ne_, src, obase, inner, w_, s_)                                 \
             switch (ne_) {                                                                     \
             case 1: TSWEEP(A, d, 1); break;                                                    \
             case 2: TSWEEP(A, d, 2); break;                                                    \
@@ -910,11 +915,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         return 0;
     const float *s[4];
     float w[4];
-    for (int k = 0; k < 4; k++) {
-        const int64_t e = e0 + (k < ne ? k : 0);
-        w[k] = W[e];
-        s[k] = src + (tt->o[e] - obase) * inner;
-    }
+    TTAPS4(tt, W, e0, ne, src, obase, inner, w, s)
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 
