@@ -483,6 +483,26 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
     }
 DEFINE_LERP2(float)
 DEFINE_LERP2(double)
+/* ya and yb as lerp2_A with the weights wa and wb from the same two rows (two
+ * output rows of pass h with the same taps): each input element loaded once */
+#define DEFINE_LERP2X2(A)                                                                      \
+    static inline __attribute__((always_inline)) void lerp2x2_##A(                             \
+        A *restrict ya, A *restrict yb, const A *restrict p, int64_t xs, const A *wa,          \
+        const A *wb, int64_t n)                                                                \
+    {                                                                                          \
+        const A a0 = wa[0], a1 = wa[1], b0 = wb[0], b1 = wb[1];                                \
+        const A *restrict p1 = p + xs;                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            A a = a0 * p[i];                                                                   \
+            a += a1 * p1[i];                                                                   \
+            ya[i] = a;                                                                         \
+            A b = b0 * p[i];                                                                   \
+            b += b1 * p1[i];                                                                   \
+            yb[i] = b;                                                                         \
+        }                                                                                      \
+    }
+DEFINE_LERP2X2(float)
+DEFINE_LERP2X2(double)
 
 /* ---- the last two passes fused, tiled by the first one's output rows ----
  * When the last two active passes resample adjacent axes h and w = h + 1, the
@@ -610,23 +630,24 @@ DEFINE_LERP2(double)
     /* the same row when it is long (channels-last): by chunks of outputs of     \
      * pass w, pass h forming only the input columns [c0, c1) a chunk reads, so  \
      * the slice stays in L1 (columns on a chunk's edge are formed twice, the    \
-     * same bits each time); needs tw monotone (checked by the caller) */         \
+     * same bits each time); needs tw monotone (checked by the caller).  With    \
+     * pair, rows r and r + 1 together (two taps each from the same input rows,  \
+     * as the two output rows between two input rows of a 2x upsampling): each  \
+     * chunk's input columns are read once for both, into tmp and a second slice \
+     * a multiple of 4 KiB after it (the caller checks that it fits) */          \
     DRS_SIMD_FN(NAME##_row_chunked,                                                            \
                 (const A *x, A *y, int64_t r, int64_t Lh, const drs_table *th, const A *Wh,    \
                  int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww, A ev, A *tmp,    \
-                 A *ob, drs_stream *ws, int64_t chunk),                                        \
-                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, chunk),              \
+                 A *ob, drs_stream *ws, int64_t chunk, int pair),                              \
+                (x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, chunk, pair),        \
     {                                                                                          \
         const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
         const int64_t b = r / Oh, oh = r % Oh, nh = th->ntap[oh];                              \
         const A vh = (th->extrap && th->extrap[oh]) ? ev : (A)0;                               \
         const A *xr = x + (b * Lh + (nh > 0 ? th->first[oh] : 0)) * rowlen;                    \
-        A *yrow = y + r * Ow * inner;                                                          \
         A *const tslot = tmp, *const oslot = ob;                                               \
         for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                           \
             const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                              \
-            if (oslot)                                                                         \
-                ob = drs__place(oslot, yrow + o0 * inner, DRS_PLACE_DELTA);                    \
             int64_t c0 = Lw, c1 = 0;                                                           \
             int taps2 = 1;                                                                     \
             for (int64_t o = o0; o < o1; o++)                                                  \
@@ -634,11 +655,16 @@ DEFINE_LERP2(double)
                     c0 = tw->first[o] < c0 ? tw->first[o] : c0;                                \
                     c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1;    \
                 }                                                                              \
+            const int64_t len = c0 < c1 ? (c1 - c0) * inner : 0;                               \
+            /* the second row's slice: the first's page offset, past its end */                \
+            const int64_t gap = ((len * (int64_t)sizeof(A) + 4095) / 4096) * 4096 / (int64_t)sizeof(A); \
             if (c0 < c1) { /* pass h on the columns [c0, c1) */                                \
-                const int64_t len = (c1 - c0) * inner;                                         \
                 tmp = drs__place(tslot, xr + c0 * inner,                                       \
                                  far_from_rows((size_t)rowlen * sizeof(A), (int)nh));          \
-                if (nh == 0)                                                                   \
+                if (pair)                                                                      \
+                    lerp2x2_##A(tmp, tmp + gap, xr + c0 * inner, rowlen,                       \
+                                Wh + oh * th->stride, Wh + (oh + 1) * th->stride, len);        \
+                else if (nh == 0)                                                              \
                     for (int64_t i = 0; i < len; i++)                                          \
                         tmp[i] = vh;                                                           \
                 else                                                                           \
@@ -649,43 +675,46 @@ DEFINE_LERP2(double)
              * (W9 forward at 2 threads 5.8-8.1 -> 4.5-7.0 ms in 5 alternating rounds) */      \
             const int64_t pf0 = c1 * inner, pfn = c0 < c1 && c1 < Lw ? (c1 - c0) * inner : 0;  \
             const int64_t pfs = (pfn + (o1 - o0) - 1) / (o1 - o0);                             \
-            if (taps2) { /* every output of the chunk reads 1 or 2 columns: one tight loop */ \
-                if (ob && sizeof(A) == sizeof(float) &&                                        \
-                    drs__lerp2_stream_f32((float *)(yrow + o0 * inner), (const float *)tmp,    \
-                                          tw->first + o0, tw->ntap + o0,                       \
-                                          (const float *)(Ww + o0 * tw->stride),               \
-                                          tw->stride, o1 - o0, c0, inner, (const float *)xr,   \
-                                          rowlen, (int)nh, pf0, pfs))                          \
-                    continue; /* streamed from the registers */                              \
-                NAME##_taps2(ob ? ob : yrow + o0 * inner, tmp, tw->first + o0, tw->ntap + o0,  \
-                             Ww + o0 * tw->stride,                                             \
-                             tw->stride, o1 - o0, c0, inner, xr, rowlen, (int)nh, pf0, pfs);   \
+            for (int k = 0; k <= pair; k++) {                                                  \
+                A *const yrow = y + (r + k) * Ow * inner, *const tk = tmp + k * gap;           \
+                const int64_t pk = k ? 0 : pfs; /* the second row: prefetched already */       \
+                if (oslot)                                                                     \
+                    ob = drs__place(oslot, yrow + o0 * inner, DRS_PLACE_DELTA);                \
+                if (taps2) { /* every output of the chunk reads 1 or 2 columns */             \
+                    if (ob && sizeof(A) == sizeof(float) &&                                    \
+                        drs__lerp2_stream_f32((float *)(yrow + o0 * inner), (const float *)tk, \
+                                              tw->first + o0, tw->ntap + o0,                   \
+                                              (const float *)(Ww + o0 * tw->stride),           \
+                                              tw->stride, o1 - o0, c0, inner,                  \
+                                              (const float *)xr, rowlen, (int)nh, pf0, pk))    \
+                        continue; /* streamed from the registers */                          \
+                    NAME##_taps2(ob ? ob : yrow + o0 * inner, tk, tw->first + o0,              \
+                                 tw->ntap + o0, Ww + o0 * tw->stride, tw->stride, o1 - o0, c0, \
+                                 inner, xr, rowlen, (int)nh, pf0, pk);                         \
+                } else {                                                                       \
+                    for (int64_t o = o0; o < o1; o++) {                                        \
+                        if (pk > 0) {                                                          \
+                            int64_t q0 = pf0 + (o - o0) * pk, q1 = q0 + pk;                    \
+                            q1 = q1 < rowlen ? q1 : rowlen;                                    \
+                            for (int64_t h = 0; h < nh && q1 > q0; h++)                        \
+                                drs__prefetch_span(xr + h * rowlen + q0, q1 - q0, sizeof(A));  \
+                        }                                                                      \
+                        const int32_t n = tw->ntap[o];                                         \
+                        A *yd = ob ? ob + (o - o0) * inner : yrow + o * inner; /* ob: out */   \
+                        if (n == 0) {                                                          \
+                            const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;             \
+                            for (int64_t i = 0; i < inner; i++)                                \
+                                yd[i] = v;                                                     \
+                        } else {                                                               \
+                            OUTPUT_ROW(A, A, yd, tk + (tw->first[o] - c0) * inner,             \
+                                       Ww + o * tw->stride, n, inner);                         \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
                 if (ob)                                                                        \
                     drs__stream_put(ws, yrow + o0 * inner, ob,                                 \
                                     (size_t)((o1 - o0) * inner) * sizeof(A));                  \
-                continue;                                                                      \
             }                                                                                  \
-            for (int64_t o = o0; o < o1; o++) {                                                \
-                if (pfs > 0) {                                                                 \
-                    int64_t q0 = pf0 + (o - o0) * pfs, q1 = q0 + pfs;                          \
-                    q1 = q1 < rowlen ? q1 : rowlen;                                            \
-                    for (int64_t k = 0; k < nh && q1 > q0; k++)                                \
-                        drs__prefetch_span(xr + k * rowlen + q0, q1 - q0, sizeof(A));          \
-                }                                                                              \
-                const int32_t n = tw->ntap[o];                                                 \
-                A *yd = ob ? ob + (o - o0) * inner : yrow + o * inner; /* ob: streamed out */  \
-                if (n == 0) {                                                                  \
-                    const A v = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                     \
-                    for (int64_t i = 0; i < inner; i++)                                        \
-                        yd[i] = v;                                                             \
-                } else {                                                                       \
-                    OUTPUT_ROW(A, A, yd, tmp + (tw->first[o] - c0) * inner,                    \
-                               Ww + o * tw->stride, n, inner);                                 \
-                }                                                                              \
-            }                                                                                  \
-            if (ob)                                                                            \
-                drs__stream_put(ws, yrow + o0 * inner, ob,                                     \
-                                (size_t)((o1 - o0) * inner) * sizeof(A));                      \
         }                                                                                      \
     })                                                                                         \
     static void NAME(const A *x, A *y, int64_t outer, int64_t Lh, const drs_table *th,         \
@@ -701,13 +730,14 @@ DEFINE_LERP2(double)
         size_t far[6]; /* far_from_rows for rows of pass h with 0..4 taps, [5]: more */        \
         for (int n = 0; n < 6; n++)                                                            \
             far[n] = far_from_rows((size_t)rowlen * sizeof(A), n);                             \
-        /* long rows: chunks of pass-w outputs reading about 4 KiB of columns.  From           \
-         * 8 KiB: W9 forward 6.5 -> 6.2 ms (min), 7.8 -> 6.9 (median) of 8 alternating         \
-         * rounds at 1 thread, 5.7 -> 5.5 (median) at 2; 2 KiB and 16 KiB were slower          \
-         * than either */                                                                      \
+        /* long rows: chunks of pass-w outputs reading about 2 KiB of columns.  With rows     \
+         * one at a time 4 KiB was the fastest (W9 forward at 1 thread against 8 KiB: 6.5 ->   \
+         * 6.2 ms min of 8 alternating rounds; 2 KiB 6.5, 16 KiB 7.6); with two rows a chunk   \
+         * (pair below) 2 KiB: 5.60 / 5.40 ms against 5.62 / 5.61 (min of two sets of 8-10     \
+         * rounds), 1 KiB 5.63, 8 KiB 6.63; at 2 threads the same within the noise */         \
         int64_t chunk = 0;                                                                     \
         if (inner > 1 && rowlen * (int64_t)sizeof(A) > ((int64_t)16 << 10) && Lw > 0) {       \
-            const int64_t cols = 4096 / (inner * (int64_t)sizeof(A));                          \
+            const int64_t cols = 2048 / (inner * (int64_t)sizeof(A));                          \
             chunk = (cols > 2 ? cols : 2) * Ow / Lw;                                           \
             chunk = chunk < 1 ? 1 : chunk;                                                     \
             for (int64_t o = 1; o < Ow && chunk; o++) /* monotone taps only */                 \
@@ -715,6 +745,24 @@ DEFINE_LERP2(double)
                     (tw->first[o] < tw->first[o - 1] ||                                        \
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
+        }                                                                                      \
+        /* two rows of pass h per chunk fit in the slot (a row and 4 KiB) when each chunk's    \
+         * columns, rounded up to 4 KiB, and the columns again are at most a row */            \
+        int pair_ok = 0;                                                                       \
+        if (chunk) {                                                                           \
+            int64_t most = 0; /* the most columns a chunk reads */                            \
+            for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                       \
+                const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                          \
+                int64_t c0 = Lw, c1 = 0;                                                       \
+                for (int64_t o = o0; o < o1; o++)                                              \
+                    if (tw->ntap[o] > 0) {                                                     \
+                        c0 = tw->first[o] < c0 ? tw->first[o] : c0;                            \
+                        c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1; \
+                    }                                                                          \
+                most = c1 - c0 > most ? c1 - c0 : most;                                        \
+            }                                                                                  \
+            const int64_t bytes = most * inner * (int64_t)sizeof(A);                           \
+            pair_ok = (bytes + 4095) / 4096 * 4096 + bytes <= rowlen * (int64_t)sizeof(A);     \
         }                                                                                      \
         /* bufs, obufs (or NULL): per thread, tslot / oslot bytes apart, a row of pass h       \
          * and an output row to stream out, each with 4 KiB to spare (drs__place()) */         \
@@ -733,10 +781,18 @@ DEFINE_LERP2(double)
             const int64_t r0 = tid * q + (tid < rem ? tid : rem), r1 = r0 + q + (tid < rem);  \
             int64_t b = Oh > 0 ? r0 / Oh : 0, oh = Oh > 0 ? r0 % Oh : 0;                       \
             for (int64_t r = r0; r < r1; r++) {                                                \
-                if (chunk)                                                                     \
+                if (chunk) {                                                                   \
+                    /* rows oh and oh + 1 from the same two input rows: together */           \
+                    const int pair = pair_ok && r + 1 < r1 && oh + 1 < Oh &&                   \
+                                     th->ntap[oh] == 2 && th->ntap[oh + 1] == 2 &&             \
+                                     th->first[oh] == th->first[oh + 1];                       \
                     NAME##_row_chunked(x, y, r, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
-                                       &ws, chunk);                                            \
-                else                                                                           \
+                                       &ws, chunk, pair);                                      \
+                    if (pair) {                                                                \
+                        r++;                                                                   \
+                        oh++;                                                                  \
+                    }                                                                          \
+                } else                                                                         \
                     NAME##_row(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, &ws,   \
                                nu, per2, u0, u1, far);                                         \
                 if (++oh == Oh) {                                                              \
