@@ -467,42 +467,34 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
         v[i] = round_sat(v[i], DRS_ROUND_HALF_AWAY, lo, hi);
 }
 
-/* y[i] = w[0] * p[i] + w[1] * p[xs + i], i < n: OUTPUT_ROWS' two-tap arithmetic
- * (the same bits) for a y that overlaps no input row */
+/* w0 * u + w1 * v: OUTPUT_ROWS' two-tap arithmetic (the same bits) */
+#define LERP2_EL(A, w0, w1, u, v) ((A)((A)((w0) * (u)) + (A)((w1) * (v))))
+/* y[i] = w[0] * p[i] + w[1] * p[xs + i], i < n, for a y that overlaps no input
+ * row; with yb (not NULL), yb[i] the same with the weights wb (two output rows
+ * of pass h with the same taps: each input element loaded once) */
 #define DEFINE_LERP2(A)                                                                        \
+    static inline __attribute__((always_inline)) void lerp2x2_##A(                             \
+        A *restrict y, A *restrict yb, const A *restrict p, int64_t xs, const A *w,            \
+        const A *wb, int64_t n)                                                                \
+    {                                                                                          \
+        const A w0 = w[0], w1 = w[1], b0 = yb ? wb[0] : 0, b1 = yb ? wb[1] : 0;                \
+        const A *restrict p1 = p + xs;                                                         \
+        if (!yb)                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                    \
+                y[i] = LERP2_EL(A, w0, w1, p[i], p1[i]);                                       \
+        else                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                  \
+                y[i] = LERP2_EL(A, w0, w1, p[i], p1[i]);                                       \
+                yb[i] = LERP2_EL(A, b0, b1, p[i], p1[i]);                                      \
+            }                                                                                  \
+    }                                                                                          \
     static inline __attribute__((always_inline)) void lerp2_##A(                               \
         A *restrict y, const A *restrict p, int64_t xs, const A *w, int64_t n)                 \
     {                                                                                          \
-        const A w0 = w[0], w1 = w[1];                                                          \
-        const A *restrict p1 = p + xs;                                                         \
-        for (int64_t i = 0; i < n; i++) {                                                      \
-            A a = w0 * p[i];                                                                   \
-            a += w1 * p1[i];                                                                   \
-            y[i] = a;                                                                          \
-        }                                                                                      \
+        lerp2x2_##A(y, NULL, p, xs, w, NULL, n);                                               \
     }
 DEFINE_LERP2(float)
 DEFINE_LERP2(double)
-/* ya and yb as lerp2_A with the weights wa and wb from the same two rows (two
- * output rows of pass h with the same taps): each input element loaded once */
-#define DEFINE_LERP2X2(A)                                                                      \
-    static inline __attribute__((always_inline)) void lerp2x2_##A(                             \
-        A *restrict ya, A *restrict yb, const A *restrict p, int64_t xs, const A *wa,          \
-        const A *wb, int64_t n)                                                                \
-    {                                                                                          \
-        const A a0 = wa[0], a1 = wa[1], b0 = wb[0], b1 = wb[1];                                \
-        const A *restrict p1 = p + xs;                                                         \
-        for (int64_t i = 0; i < n; i++) {                                                      \
-            A a = a0 * p[i];                                                                   \
-            a += a1 * p1[i];                                                                   \
-            ya[i] = a;                                                                         \
-            A b = b0 * p[i];                                                                   \
-            b += b1 * p1[i];                                                                   \
-            yb[i] = b;                                                                         \
-        }                                                                                      \
-    }
-DEFINE_LERP2X2(float)
-DEFINE_LERP2X2(double)
 
 /* ---- the last two passes fused, tiled by the first one's output rows ----
  * When the last two active passes resample adjacent axes h and w = h + 1, the
