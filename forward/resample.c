@@ -552,6 +552,54 @@ DEFINE_LERP2(double)
         drs__stream_put(ws, y + E, ob + E, (size_t)(Ow - E) * sizeof(A));                      \
         return 1;                                                                              \
     })                                                                                         \
+    /* rows oh and, with pair, oh + 1 of image b when pass w is a whole 2x row        \
+     * (_row_stream's first case, with its outputs 1 and 2 from input 0) and pass h   \
+     * one or two taps from the same input rows: both passes in the registers        \
+     * (drs__rows2x_stream_f32), the edge outputs here from the few elements of the  \
+     * row of pass h they read (the same arithmetic as _row: the same bits).         \
+     * Returns the rows written: 0 (cannot), 1 or 2 */                                 \
+    static int NAME##_rows2x(const A *x, A *y, int64_t b, int64_t oh, int64_t Lh,              \
+                             const drs_table *th, const A *Wh, int64_t Lw,                     \
+                             const drs_table *tw, const A *Ww, A ev, int pair)                 \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, sh = th->stride, sw = tw->stride;                \
+        const int32_t nh = th->ntap[oh];                                                       \
+        if (sizeof(A) != sizeof(float) || nh < 1 || nh > 2)                                   \
+            return 0;                                                                          \
+        pair = pair && th->ntap[oh + 1] == nh && th->first[oh + 1] == th->first[oh];           \
+        const A *const x0 = x + (b * Lh + th->first[oh]) * Lw, *const x1 = nh == 2 ? x0 + Lw : NULL; \
+        const A v[4] = {Wh[oh * sh], nh == 2 ? Wh[oh * sh + 1] : (A)0,                         \
+                        pair ? Wh[(oh + 1) * sh] : (A)0,                                       \
+                        pair && nh == 2 ? Wh[(oh + 1) * sh + 1] : (A)0};                       \
+        A e[4] = {0, 0, 0, 0};                                                                 \
+        for (int k = 0; k <= pair; k++)                                                        \
+            for (int q = 0; q < 2; q++) {                                                      \
+                const int64_t o = q ? Ow - 1 : 0;                                              \
+                const int32_t n = tw->ntap[o];                                                 \
+                A t[8];                                                                        \
+                if (n > 8 || (n > 0 && (tw->first[o] < 0 || tw->first[o] + n > Lw)))           \
+                    return 0;                                                                  \
+                if (n == 0) {                                                                  \
+                    e[2 * k + q] = (tw->extrap && tw->extrap[o]) ? ev : (A)0;                  \
+                    continue;                                                                  \
+                }                                                                              \
+                for (int32_t j = 0; j < n; j++) { /* lerp2's (or one tap's) element */       \
+                    const int64_t i = tw->first[o] + j;                                        \
+                    t[j] = x1 ? LERP2_EL(A, v[2 * k], v[2 * k + 1], x0[i], x1[i])              \
+                              : v[2 * k] * x0[i];                                              \
+                }                                                                              \
+                OUTPUT_ROW(A, A, &e[2 * k + q], t, Ww + o * sw, n, 1);                         \
+            }                                                                                  \
+        const float c[4] = {(float)Ww[sw], (float)Ww[sw + 1], (float)Ww[2 * sw],               \
+                            (float)Ww[2 * sw + 1]};                                            \
+        const float vf[4] = {(float)v[0], (float)v[1], (float)v[2], (float)v[3]};              \
+        const float ef[4] = {(float)e[0], (float)e[1], (float)e[2], (float)e[3]};              \
+        A *const ya = y + (b * Oh + oh) * Ow;                                                  \
+        return drs__rows2x_stream_f32((float *)ya, pair ? (float *)(ya + Ow) : NULL, Ow,       \
+                                      (const float *)x0, (const float *)x1, vf, ef, c)         \
+                   ? 1 + pair                                                                  \
+                   : 0;                                                                        \
+    }                                                                                          \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
     DRS_SIMD_FN(NAME##_row,                                                                    \
                 (const A *x, A *y, int64_t b, int64_t oh, int64_t Lh, const drs_table *th,     \
@@ -740,6 +788,10 @@ DEFINE_LERP2(double)
         }                                                                                      \
         /* two rows of pass h per chunk fit in the slot (a row and 4 KiB) when each chunk's    \
          * columns, rounded up to 4 KiB, and the columns again are at most a row */            \
+        /* 2x rows along w formed whole in the registers with pass h (_rows2x) */             \
+        const int r2x = inner == 1 && sizeof(A) == sizeof(float) && nu == 2 && per2 == 1 &&    \
+                        u0 == 1 && u1 == Ow - 1 && Ow % 32 == 0 && tw->first[1] == 0 &&        \
+                        tw->first[2] == 0;                                                     \
         int pair_ok = 0;                                                                       \
         if (chunk) {                                                                           \
             int64_t most = 0; /* the most columns a chunk reads */                            \
@@ -784,9 +836,18 @@ DEFINE_LERP2(double)
                         r++;                                                                   \
                         oh++;                                                                  \
                     }                                                                          \
-                } else                                                                         \
-                    NAME##_row(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, &ws,   \
-                               nu, per2, u0, u1, far);                                         \
+                } else {                                                                       \
+                    const int done = ob && r2x ? NAME##_rows2x(x, y, b, oh, Lh, th, Wh, Lw, tw, Ww, \
+                                                               ev, r + 1 < r1 && oh + 1 < Oh)  \
+                                               : 0;                                            \
+                    if (!done)                                                                 \
+                        NAME##_row(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
+                                   &ws, nu, per2, u0, u1, far);                                \
+                    else if (done == 2) {                                                      \
+                        r++;                                                                   \
+                        oh++;                                                                  \
+                    }                                                                          \
+                }                                                                              \
                 if (++oh == Oh) {                                                              \
                     oh = 0;                                                                    \
                     b++;                                                                       \

@@ -336,6 +336,91 @@ int drs__per2_row2x_stream_f32(float *y, int64_t Ow, float e0, float e1, const f
 #endif
 }
 
+/* One or two whole 2x rows (per2_row2x's outputs) with their row of pass h
+ * formed in the registers too: that row is xr[i] = v[0] * x0[i] (+ v[1] *
+ * x1[i] with x1), the arithmetic of resample.c's two-tap lerp2 or one-tap
+ * OUTPUT_ROWS (the same bits), and per2_row2x's xa = xb = xr (the caller
+ * checks that the table's outputs 1 and 2 start at input 0).  With ya2, a
+ * second row from the same input rows with the weights v[2], v[3] and the
+ * edges e[2], e[3]: each input element loaded once for both.  The row of pass
+ * h is never stored; each 16 of its elements are formed once and their
+ * neighbours taken from the 16 before and after (valignd). */
+#if DRS_SIMD_MULTI
+DRS_TARGET_AVX512 static void rows2x_avx512(float *ya, float *ya2, int64_t M, const float *x0,
+                                            const float *x1, const float v[4], const float e[4],
+                                            const float c[4])
+{
+    const __m512 c0 = _mm512_set1_ps(c[0]), c1 = _mm512_set1_ps(c[1]);
+    const __m512 c2 = _mm512_set1_ps(c[2]), c3 = _mm512_set1_ps(c[3]);
+    const __m512 v0 = _mm512_set1_ps(v[0]), v1 = _mm512_set1_ps(v[1]);
+    const __m512 v2 = _mm512_set1_ps(v[2]), v3 = _mm512_set1_ps(v[3]);
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi =
+        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 z = _mm512_setzero_ps();
+    /* elements [16m, 16m + 16) of the row(s) of pass h */
+#define ROWS2X_H(m, A, B)                                                                      \
+    do {                                                                                       \
+        const __m512 p0_ = _mm512_loadu_ps(x0 + 16 * (m));                                     \
+        if (x1) {                                                                              \
+            const __m512 p1_ = _mm512_loadu_ps(x1 + 16 * (m));                                 \
+            A = _mm512_add_ps(_mm512_mul_ps(v0, p0_), _mm512_mul_ps(v1, p1_));                 \
+            if (ya2)                                                                           \
+                B = _mm512_add_ps(_mm512_mul_ps(v2, p0_), _mm512_mul_ps(v3, p1_));             \
+        } else {                                                                               \
+            A = _mm512_mul_ps(v0, p0_);                                                        \
+            if (ya2)                                                                           \
+                B = _mm512_mul_ps(v2, p0_);                                                    \
+        }                                                                                      \
+    } while (0)
+    /* per2_row2x's 32 outputs from 32m on, from the row's elements before (P), at (C)
+     * and after (N) 16m, streamed to y */
+#define ROWS2X_OUT(y, P, C, N, e0, e1)                                                         \
+    do {                                                                                       \
+        const __m512 b0_ = _mm512_castsi512_ps(                                                \
+            _mm512_alignr_epi32(_mm512_castps_si512(C), _mm512_castps_si512(P), 15));          \
+        const __m512 a1_ = _mm512_castsi512_ps(                                                \
+            _mm512_alignr_epi32(_mm512_castps_si512(N), _mm512_castps_si512(C), 1));           \
+        __m512 E_ = _mm512_add_ps(_mm512_mul_ps(c2, b0_), _mm512_mul_ps(c3, C));               \
+        __m512 O_ = _mm512_add_ps(_mm512_mul_ps(c0, C), _mm512_mul_ps(c1, a1_));               \
+        if (m == 0)                                                                            \
+            E_ = _mm512_mask_mov_ps(E_, 1, _mm512_set1_ps(e0));                                \
+        if (m == M - 1)                                                                        \
+            O_ = _mm512_mask_mov_ps(O_, (__mmask16)0x8000, _mm512_set1_ps(e1));                \
+        _mm512_stream_ps((y) + 32 * m, _mm512_permutex2var_ps(E_, lo, O_));                    \
+        _mm512_stream_ps((y) + 32 * m + 16, _mm512_permutex2var_ps(E_, hi, O_));               \
+    } while (0)
+    __m512 pa = z, pb = z, ca = z, cb = z, na = z, nb = z;
+    ROWS2X_H(0, ca, cb);
+    for (int64_t m = 0; m < M; m++) {
+        if (m + 1 < M)
+            ROWS2X_H(m + 1, na, nb);
+        else
+            na = nb = z;
+        ROWS2X_OUT(ya, pa, ca, na, e[0], e[1]);
+        if (ya2)
+            ROWS2X_OUT(ya2, pb, cb, nb, e[2], e[3]);
+        pa = ca, ca = na, pb = cb, cb = nb;
+    }
+#undef ROWS2X_H
+#undef ROWS2X_OUT
+}
+#endif
+int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, const float *x1,
+                           const float v[4], const float e[4], const float c[4])
+{
+#if DRS_SIMD_MULTI
+    if (((uintptr_t)ya & 63) || (ya2 && ((uintptr_t)ya2 & 63)) || Ow % 32 || Ow < 32 ||
+        drs__simd_level() != DRS_SIMD_AVX512)
+        return 0;
+    rows2x_avx512(ya, ya2, Ow / 32, x0, x1, v, e, c);
+    return 1;
+#else
+    (void)ya, (void)ya2, (void)Ow, (void)x0, (void)x1, (void)v, (void)e, (void)c;
+    return 0;
+#endif
+}
+
 int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float c[4], int64_t np)
 {
 #if DRS_SIMD_MULTI
