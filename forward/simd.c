@@ -882,21 +882,25 @@ int drs__stream_output(int64_t bytes, int nthr)
 }
 
 /* 1 when a data gradient of wbytes, formed from rbytes of the output gradient
- * by a team of nthr threads, is streamed out: as drs__stream_output, and with
- * a team also from DRS_STREAM_MIN_BYTES when it reads at least twice what it
- * writes (an upsampling's gradient: the read-for-ownership of ordinary stores
- * competes with the reads).  Measured at 2 threads on the machine above
- * (bench/drs_bench, min of alternating rounds): the backward of W1 (128 MiB
- * read, 32 MiB written) 5.9 -> 5.3 ms streamed, W2 5.7 -> 5.1, W3 9.6 -> 8.9,
- * W10 1.9 -> 1.7, W12 5.6 -> 5.0; W6's (3 MiB read, 48 MiB written) 1.5 ->
- * 1.8, so not there. */
+ * by a team of nthr threads, is streamed out: as drs__stream_output, and at any
+ * team size also when it reads at least twice what it writes (an upsampling's
+ * gradient: the read-for-ownership of ordinary stores competes with the reads)
+ * and the two together reach DRS_STREAM_MIN_BYTES (the reads evict dx from the
+ * caches anyway), dx of DRS_STREAM_FOOTPRINT_MIN_OUT or more.  Measured on the
+ * machine above (bench/drs_bench, min of alternating rounds): at 2 threads the
+ * backward of W1 (128 MiB read, 32 MiB written) 5.9 -> 5.3 ms streamed, W2 5.7
+ * -> 5.1, W3 9.6 -> 8.9, W10 1.9 -> 1.7, W12 5.6 -> 5.0; W6's (3 MiB read, 48
+ * MiB written) 1.5 -> 1.8, so not there; W10's (48 MiB read, 12 MiB written)
+ * at 1 thread 4.5-4.9 -> 3.9-4.1 ms, at 2 3.4-3.6 -> 3.0-3.2 (a busier host). */
+#define DRS_STREAM_FOOTPRINT_MIN_OUT ((int64_t)4 << 20)
 int drs__stream_gradient(int64_t wbytes, int64_t rbytes, int nthr)
 {
     if (drs__stream_output(wbytes, nthr))
         return 1;
 #if defined(__SSE2__)
-    return drs__stream_mode() == 0 && nthr > 1 && wbytes >= DRS_STREAM_MIN_BYTES &&
-           rbytes / 2 >= wbytes;
+    (void)nthr;
+    return drs__stream_mode() == 0 && wbytes >= DRS_STREAM_FOOTPRINT_MIN_OUT &&
+           rbytes / 2 >= wbytes && rbytes >= DRS_STREAM_MIN_BYTES - wbytes;
 #else
     (void)rbytes;
     return 0;
@@ -912,7 +916,6 @@ int drs__stream_gradient(int64_t wbytes, int64_t rbytes, int nthr)
  * find them in the cache).  Measured on a 2-core AVX-512 machine with a
  * 32 MiB L3 (bench/drs_bench, W8c: 16 MiB of data and 16 MiB of
  * nearest-gathered output, 1 thread): 3.3 -> 2.3 ms. */
-#define DRS_STREAM_FOOTPRINT_MIN_OUT ((int64_t)4 << 20)
 int drs__stream_footprint(int64_t out, int64_t total)
 {
     const int m = drs__stream_mode();
