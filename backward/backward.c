@@ -171,8 +171,10 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
  * a loop of known length where the remainder had run one input at a time
  * (drs_bench, 1 thread, min of 3 alternating rounds: W1 backward 9.2 -> 8.0
  * ms, W12 9.3 -> 8.0, W3 18.1 -> 15.3, W7 14.8 -> 14.0; at 2 threads, where
- * memory bounds them, the same within the noise).  With 2 entries (W2) the
- * blocks of 16 came out as scalar code (6.7 -> 9.8 ms): one plain loop */
+ * memory bounds them, the same within the noise).  The AVX-512 variant only:
+ * in the AVX2 and baseline ones the blocks made W3 slower (19.4 -> 20.2 and
+ * 23.8 -> 28.3 ms) and W1 no faster; and with 2 entries (W2) they came out as
+ * scalar code (6.7 -> 9.8 ms): one plain loop there */
 #define TROW_PER2_ONE(A, NT, STORE, jj)                                                        \
     do {                                                                                       \
         const int64_t j = (jj);                                                                \
@@ -184,7 +186,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
     } while (0)
 #define TROW_PER2_LOOP(A, NT, STORE)                                                           \
     do {                                                                                       \
-        if (NT == 2) {                                                                         \
+        if (NT == 2 || !DRS_SIMD_MULTI || drs__simd_level() != DRS_SIMD_AVX512) {             \
             for (int64_t q = tt->j0; q < tt->j1; q++)                                          \
                 TROW_PER2_ONE(A, NT, STORE, q);                                                \
             break;                                                                             \
