@@ -171,7 +171,7 @@ static void check_stream_policy(void)
 
 /* The default policy for a 2-D data gradient with a team: a 2x bilinear
  * upsampling's 32 MiB dx read from a dy four times larger is streamed out at
- * two threads; the same call in two halves of 16 MiB is not.  Same bits.  (This
+ * two threads; the same call in 16 parts of 2 MiB (8 MiB of dy) is not.  Same bits.  (This
  * checks the bits of whatever the policy picks, not the pick itself: a row put
  * one element short in the streamed path failed it when it was written.) */
 static void check_grad_stream_policy(void)
@@ -189,10 +189,10 @@ static void check_grad_stream_policy(void)
     drs_status st = x && gy && gx && gxh
                         ? drs_torch_interpolate_backward(&GX, &GY, &X, &a, DRS_GRAD_OVERWRITE)
                         : DRS_ERR_NOMEM;
-    for (int h = 0; h < 2 && !st; h++) {
-        drs_tensor Xh = {DRS_F32, 4, {1, C / 2, H, W}, x + (size_t)h * nx / 2};
-        drs_tensor GXh = {DRS_F32, 4, {1, C / 2, H, W}, gxh + (size_t)h * nx / 2};
-        drs_tensor GYh = {DRS_F32, 4, {1, C / 2, 2 * H, 2 * W}, gy + (size_t)h * ny / 2};
+    for (int h = 0; h < 16 && !st; h++) {
+        drs_tensor Xh = {DRS_F32, 4, {1, C / 16, H, W}, x + (size_t)h * nx / 16};
+        drs_tensor GXh = {DRS_F32, 4, {1, C / 16, H, W}, gxh + (size_t)h * nx / 16};
+        drs_tensor GYh = {DRS_F32, 4, {1, C / 16, 2 * H, 2 * W}, gy + (size_t)h * ny / 16};
         st = drs_torch_interpolate_backward(&GXh, &GYh, &Xh, &a, DRS_GRAD_OVERWRITE);
     }
     drs_set_num_threads(nt_before);
