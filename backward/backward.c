@@ -1122,8 +1122,8 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
         (g && (tstride > INT64_MAX / 2 - tbytes || rowlen > INT64_MAX / 8)))
         goto out; /* scratch beyond 64 bits: the caller's general chain */
     tstride += g ? 3 * rowlen + tbytes : 0;
-    /* an overwritten dx streamed out (drs__stream_gradient: large, or with a team
-     * large and read from a dy at least twice its size): one more row per thread,
+    /* an overwritten dx streamed out (drs__stream_gradient: large, or read from a dy
+     * at least twice its size, the two together large): one more row per thread,
      * where a dx row not streamed from the registers is formed first */
     int64_t sbuf = 0, nxb, nyb;
     if (dx && !accumulate && !drs__mul_overflow(outer * Lh, rowlen * (int64_t)esz, &nxb) &&
