@@ -320,12 +320,12 @@ int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float
                          int64_t np);
 /* a whole 2x row (edges at 0 and Ow - 1, the rest 2-periodic with two taps)
  * streamed out from the registers (simd.c); 0 when it cannot */
+int drs__per2_row2x_stream_f32(float *y, int64_t Ow, float e0, float e1, const float *xa,
+                               const float *xb, const float c[4]);
 /* one or two such rows (ya, ya2) with their row of pass h, v[0] x0 (+ v[1] x1),
  * formed in the registers too (simd.c); 0 when it cannot */
 int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, const float *x1,
                            const float v[4], const float e[4], const float c[4]);
-int drs__per2_row2x_stream_f32(float *y, int64_t Ow, float e0, float e1, const float *xa,
-                               const float *xb, const float c[4]);
 
 /* ---- the arithmetic of one pass output (resample.c, backward.c) ---- */
 /* One output o of a pass: yd[0..inner) = sum_k w[k] * xr[k*xs + i] for

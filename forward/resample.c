@@ -496,6 +496,23 @@ static void round_in_place(double *v, int64_t n, drs_dtype t)
 DEFINE_LERP2(float)
 DEFINE_LERP2(double)
 
+/* The input columns [*c0, *c1) that outputs [o0, o1) of table tw read (c0 = Lw,
+ * c1 = 0 when none reads any); 1 when each of them has one or two taps */
+static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_t Lw,
+                             int64_t *c0, int64_t *c1)
+{
+    int64_t lo = Lw, hi = 0;
+    int taps2 = 1;
+    for (int64_t o = o0; o < o1; o++)
+        if ((taps2 &= tw->ntap[o] == 2 || tw->ntap[o] == 1), tw->ntap[o] > 0) {
+            lo = tw->first[o] < lo ? tw->first[o] : lo;
+            hi = tw->first[o] + tw->ntap[o] > hi ? tw->first[o] + tw->ntap[o] : hi;
+        }
+    *c0 = lo;
+    *c1 = hi;
+    return taps2;
+}
+
 /* tmp[j] from x0..x3 and w0..w3 (NAME##_tap4_pf): OUTPUT_ROWS' four-tap sum */
 #define TAP4_EL(A, j)                                                                          \
     do {                                                                                       \
@@ -727,13 +744,8 @@ DEFINE_LERP2(double)
         A *const tslot = tmp, *const oslot = ob;                                               \
         for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                           \
             const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                              \
-            int64_t c0 = Lw, c1 = 0;                                                           \
-            int taps2 = 1;                                                                     \
-            for (int64_t o = o0; o < o1; o++)                                                  \
-                if ((taps2 &= tw->ntap[o] == 2 || tw->ntap[o] == 1), tw->ntap[o] > 0) {        \
-                    c0 = tw->first[o] < c0 ? tw->first[o] : c0;                                \
-                    c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1;    \
-                }                                                                              \
+            int64_t c0, c1;                                                                    \
+            const int taps2 = chunk_cols(tw, o0, o1, Lw, &c0, &c1);                            \
             const int64_t len = c0 < c1 ? (c1 - c0) * inner : 0;                               \
             /* the second row's slice: the first's page offset, past its end */                \
             const int64_t gap = ((len * (int64_t)sizeof(A) + 4095) / 4096) * 4096 / (int64_t)sizeof(A); \
@@ -825,23 +837,19 @@ DEFINE_LERP2(double)
                      tw->first[o] + tw->ntap[o] < tw->first[o - 1] + tw->ntap[o - 1]))         \
                     chunk = 0;                                                                 \
         }                                                                                      \
-        /* two rows of pass h per chunk fit in the slot (a row and 4 KiB) when each chunk's    \
-         * columns, rounded up to 4 KiB, and the columns again are at most a row */            \
         /* 2x rows along w formed whole in the registers with pass h (_rows2x) */             \
         const int r2x = inner == 1 && sizeof(A) == sizeof(float) && nu == 2 && per2 == 1 &&    \
                         u0 == 1 && u1 == Ow - 1 && Ow % 32 == 0 && tw->first[1] == 0 &&        \
                         tw->first[2] == 0;                                                     \
+        /* two rows of pass h per chunk fit in the slot (a row and 4 KiB) when each chunk's    \
+         * columns, rounded up to 4 KiB, and the columns again are at most a row */            \
         int pair_ok = 0;                                                                       \
         if (chunk) {                                                                           \
             int64_t most = 0; /* the most columns a chunk reads */                            \
             for (int64_t o0 = 0; o0 < Ow; o0 += chunk) {                                       \
                 const int64_t o1 = o0 + chunk < Ow ? o0 + chunk : Ow;                          \
-                int64_t c0 = Lw, c1 = 0;                                                       \
-                for (int64_t o = o0; o < o1; o++)                                              \
-                    if (tw->ntap[o] > 0) {                                                     \
-                        c0 = tw->first[o] < c0 ? tw->first[o] : c0;                            \
-                        c1 = tw->first[o] + tw->ntap[o] > c1 ? tw->first[o] + tw->ntap[o] : c1; \
-                    }                                                                          \
+                int64_t c0, c1;                                                                \
+                chunk_cols(tw, o0, o1, Lw, &c0, &c1);                                          \
                 most = c1 - c0 > most ? c1 - c0 : most;                                        \
             }                                                                                  \
             const int64_t bytes = most * inner * (int64_t)sizeof(A);                           \

@@ -291,34 +291,45 @@ DRS_TARGET_AVX512 static void per2_stream_avx512(float *y, const float *x0, cons
  * zero moved in, at m = M - 1 the load after the row's last input is masked
  * off, and those lanes are replaced by e0 and e1. */
 #if DRS_SIMD_MULTI
+/* per2_row2x's 32 outputs from y on: the even ones c[2] b0 + c[3] b1 and the odd
+ * ones c[0] a0 + c[1] a1 interleaved, the first replaced by e0 (first) and the
+ * last by e1 (last), streamed */
+DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
+row2x_out32(float *y, __m512 b0, __m512 b1, __m512 a0, __m512 a1, const __m512 c[4], int first,
+            int last, float e0, float e1)
+{
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi =
+        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    __m512 E = _mm512_add_ps(_mm512_mul_ps(c[2], b0), _mm512_mul_ps(c[3], b1));
+    __m512 O = _mm512_add_ps(_mm512_mul_ps(c[0], a0), _mm512_mul_ps(c[1], a1));
+    if (first)
+        E = _mm512_mask_mov_ps(E, 1, _mm512_set1_ps(e0));
+    if (last)
+        O = _mm512_mask_mov_ps(O, (__mmask16)0x8000, _mm512_set1_ps(e1));
+    _mm512_stream_ps(y, _mm512_permutex2var_ps(E, lo, O));
+    _mm512_stream_ps(y + 16, _mm512_permutex2var_ps(E, hi, O));
+}
+#endif
+#if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void per2_row2x_avx512(float *y, int64_t M, float e0, float e1,
                                                 const float *xa, const float *xb,
                                                 const float c[4])
 {
-    const __m512 c0 = _mm512_set1_ps(c[0]), c1 = _mm512_set1_ps(c[1]);
-    const __m512 c2 = _mm512_set1_ps(c[2]), c3 = _mm512_set1_ps(c[3]);
-    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i hi =
-        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 cv[4] = {_mm512_set1_ps(c[0]), _mm512_set1_ps(c[1]), _mm512_set1_ps(c[2]),
+                          _mm512_set1_ps(c[3])};
     for (int64_t m = 0; m < M; m++) {
         const float *pa = xa + 16 * m;
         const __mmask16 last = m == M - 1 ? (__mmask16)0x7fff : (__mmask16)0xffff;
         /* xb[16m - 1 + i] and xb[16m + i]; at m = 0 the first is xb[0 .. 14] moved up a
-         * lane (lane 0 is replaced by e0 below) */
+         * lane (lane 0 is replaced by e0) */
         const __m512 b1 = _mm512_loadu_ps(xb + 16 * m);
         const __m512 b0 =
             m == 0 ? _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(b1),
                                                              _mm512_setzero_si512(), 15))
                    : _mm512_loadu_ps(xb + 16 * m - 1);
-        __m512 E = _mm512_add_ps(_mm512_mul_ps(c2, b0), _mm512_mul_ps(c3, b1));
-        __m512 O = _mm512_add_ps(_mm512_mul_ps(c0, _mm512_loadu_ps(pa)),
-                                 _mm512_mul_ps(c1, _mm512_maskz_loadu_ps(last, pa + 1)));
-        if (m == 0)
-            E = _mm512_mask_mov_ps(E, 1, _mm512_set1_ps(e0));
-        if (m == M - 1)
-            O = _mm512_mask_mov_ps(O, (__mmask16)0x8000, _mm512_set1_ps(e1));
-        _mm512_stream_ps(y + 32 * m, _mm512_permutex2var_ps(E, lo, O));
-        _mm512_stream_ps(y + 32 * m + 16, _mm512_permutex2var_ps(E, hi, O));
+        row2x_out32(y + 32 * m, b0, b1, _mm512_loadu_ps(pa), _mm512_maskz_loadu_ps(last, pa + 1),
+                    cv, m == 0, m == M - 1, e0, e1);
     }
 }
 #endif
@@ -350,13 +361,10 @@ DRS_TARGET_AVX512 static void rows2x_avx512(float *ya, float *ya2, int64_t M, co
                                             const float *x1, const float v[4], const float e[4],
                                             const float c[4])
 {
-    const __m512 c0 = _mm512_set1_ps(c[0]), c1 = _mm512_set1_ps(c[1]);
-    const __m512 c2 = _mm512_set1_ps(c[2]), c3 = _mm512_set1_ps(c[3]);
+    const __m512 cv[4] = {_mm512_set1_ps(c[0]), _mm512_set1_ps(c[1]), _mm512_set1_ps(c[2]),
+                          _mm512_set1_ps(c[3])};
     const __m512 v0 = _mm512_set1_ps(v[0]), v1 = _mm512_set1_ps(v[1]);
     const __m512 v2 = _mm512_set1_ps(v[2]), v3 = _mm512_set1_ps(v[3]);
-    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
-    const __m512i hi =
-        _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
     const __m512 z = _mm512_setzero_ps();
     /* elements [16m, 16m + 16) of the row(s) of pass h */
 #define ROWS2X_H(m, A, B)                                                                      \
@@ -376,20 +384,13 @@ DRS_TARGET_AVX512 static void rows2x_avx512(float *ya, float *ya2, int64_t M, co
     /* per2_row2x's 32 outputs from 32m on, from the row's elements before (P), at (C)
      * and after (N) 16m, streamed to y */
 #define ROWS2X_OUT(y, P, C, N, e0, e1)                                                         \
-    do {                                                                                       \
-        const __m512 b0_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(C), _mm512_castps_si512(P), 15));          \
-        const __m512 a1_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(N), _mm512_castps_si512(C), 1));           \
-        __m512 E_ = _mm512_add_ps(_mm512_mul_ps(c2, b0_), _mm512_mul_ps(c3, C));               \
-        __m512 O_ = _mm512_add_ps(_mm512_mul_ps(c0, C), _mm512_mul_ps(c1, a1_));               \
-        if (m == 0)                                                                            \
-            E_ = _mm512_mask_mov_ps(E_, 1, _mm512_set1_ps(e0));                                \
-        if (m == M - 1)                                                                        \
-            O_ = _mm512_mask_mov_ps(O_, (__mmask16)0x8000, _mm512_set1_ps(e1));                \
-        _mm512_stream_ps((y) + 32 * m, _mm512_permutex2var_ps(E_, lo, O_));                    \
-        _mm512_stream_ps((y) + 32 * m + 16, _mm512_permutex2var_ps(E_, hi, O_));               \
-    } while (0)
+    row2x_out32((y) + 32 * m,                                                                  \
+                _mm512_castsi512_ps(                                                           \
+                    _mm512_alignr_epi32(_mm512_castps_si512(C), _mm512_castps_si512(P), 15)),  \
+                C, C,                                                                          \
+                _mm512_castsi512_ps(                                                           \
+                    _mm512_alignr_epi32(_mm512_castps_si512(N), _mm512_castps_si512(C), 1)),   \
+                cv, m == 0, m == M - 1, e0, e1)
     __m512 pa = z, pb = z, ca = z, cb = z, na = z, nb = z;
     ROWS2X_H(0, ca, cb);
     for (int64_t m = 0; m < M; m++) {
