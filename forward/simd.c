@@ -281,15 +281,6 @@ DRS_TARGET_AVX512 static void per2_stream_avx512(float *y, const float *x0, cons
     }
 }
 #endif
-/* A whole row of Ow = 32 * M outputs whose outputs 1 .. Ow - 2 are a 2-periodic
- * two-tap run (2x upsampling): output 1 + 2j is c[0] * xa[j] + c[1] * xa[j + 1],
- * output 2 + 2j is c[2] * xb[j] + c[3] * xb[j + 1] (the same two products and
- * one sum as PER2_LOOP: the same bits), outputs 0 and Ow - 1 are e0 and e1;
- * every line formed in the registers and streamed to y (on a 64-byte line).
- * Each 32 outputs from 32m on are the even ones E (xb from 16m - 1) and the
- * odd ones O (xa from 16m) interleaved; at m = 0 the lane before xb[0] is a
- * zero moved in, at m = M - 1 the load after the row's last input is masked
- * off, and those lanes are replaced by e0 and e1. */
 #if DRS_SIMD_MULTI
 /* per2_row2x's 32 outputs from y on: the even ones c[2] b0 + c[3] b1 and the odd
  * ones c[0] a0 + c[1] a1 interleaved, the first replaced by e0 (first) and the
@@ -311,6 +302,15 @@ row2x_out32(float *y, __m512 b0, __m512 b1, __m512 a0, __m512 a1, const __m512 c
     _mm512_stream_ps(y + 16, _mm512_permutex2var_ps(E, hi, O));
 }
 #endif
+/* A whole row of Ow = 32 * M outputs whose outputs 1 .. Ow - 2 are a 2-periodic
+ * two-tap run (2x upsampling): output 1 + 2j is c[0] * xa[j] + c[1] * xa[j + 1],
+ * output 2 + 2j is c[2] * xb[j] + c[3] * xb[j + 1] (the same two products and
+ * one sum as PER2_LOOP: the same bits), outputs 0 and Ow - 1 are e0 and e1;
+ * every line formed in the registers and streamed to y (on a 64-byte line).
+ * Each 32 outputs from 32m on are the even ones E (xb from 16m - 1) and the
+ * odd ones O (xa from 16m) interleaved; at m = 0 the lane before xb[0] is a
+ * zero moved in, at m = M - 1 the load after the row's last input is masked
+ * off, and those lanes are replaced by e0 and e1. */
 #if DRS_SIMD_MULTI
 DRS_TARGET_AVX512 static void per2_row2x_avx512(float *y, int64_t M, float e0, float e1,
                                                 const float *xa, const float *xb,
