@@ -191,8 +191,8 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
  * TROW_PER2_ONE in its order (the same bits); the last partial block formed as the
  * last 16 (some inputs twice).  The compiler's own loop over TROW_PER2_ONE kept
  * the weights' broadcasts and the block bookkeeping inside the loop (drs_bench,
- * 1 thread, thread CPU time, min of 5 alternating rounds: W1 backward 8.08 -> 7.73
- * ms, W12 7.97 -> 7.72, W3 14.87 -> 14.12) */
+ * 1 thread, thread CPU time, min of 4-6 alternating rounds: W1 backward 7.90 ->
+ * 7.64 ms, W12 7.96 -> 7.66, W7 13.3 -> 13.0, W3 15.5 -> 14.3) */
 typedef float drs_v16f __attribute__((vector_size(64)));
 #if defined(__clang__)
 #define TROW_V16_EVEN(a, b)                                                                    \
