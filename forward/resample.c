@@ -513,16 +513,6 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
     return taps2;
 }
 
-/* tmp[j] from x0..x3 and w0..w3 (NAME##_tap4_pf): OUTPUT_ROWS' four-tap sum */
-#define TAP4_EL(A, j)                                                                          \
-    do {                                                                                       \
-        A a_ = w0 * x0[j];                                                                     \
-        a_ += w1 * x1[j];                                                                      \
-        a_ += w2 * x2[j];                                                                      \
-        a_ += w3 * x3[j];                                                                      \
-        tmp[j] = a_;                                                                           \
-    } while (0)
-
 /* ---- the last two passes fused, tiled by the first one's output rows ----
  * When the last two active passes resample adjacent axes h and w = h + 1, the
  * rows of pass h's output are exactly pass w's input rows: row (b, oh) of pass
@@ -542,19 +532,15 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
         A *restrict tmp, const A *restrict x0, int64_t rowlen, const A *w,                     \
         const A *pf)                                                                           \
     {                                                                                          \
-        const A w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];                                    \
-        const A *restrict x1 = x0 + rowlen, *restrict x2 = x1 + rowlen;                        \
-        const A *restrict x3 = x2 + rowlen;                                                    \
         const int64_t V = 64 / (int64_t)sizeof(A);                                             \
         int64_t i = 0;                                                                         \
         for (; i + V <= rowlen; i += V) {                                                      \
             for (int k = 0; k < 4; k++)                                                        \
                 __builtin_prefetch(pf + k * rowlen + i, 0, 2);                                 \
-            for (int64_t j = i; j < i + V; j++)                                                \
-                TAP4_EL(A, j);                                                                 \
+            OUTPUT_ROWS(A, A, tmp + i, x0 + i, w, 4, V, rowlen);                               \
         }                                                                                      \
-        for (; i < rowlen; i++)                                                                \
-            TAP4_EL(A, i);                                                                     \
+        if (i < rowlen)                                                                        \
+            OUTPUT_ROWS(A, A, tmp + i, x0 + i, w, 4, rowlen - i, rowlen);                      \
     }                                                                                          \
     /* a row (inner == 1) whose interior [u0, u1) is 2-periodic with two taps, when it     \
      * is streamed out: the lines of the interior straight from the registers            \
