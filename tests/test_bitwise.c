@@ -38,6 +38,9 @@ typedef struct spec {
                      1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX); 3: a smooth
                      warp (warp_grid), GridSample-16; 4: two images of large planes,
                      GridSample-16 */
+    int wide;     /* resampling: x [1, 8, 64, 1044] (rows of 4 KiB and more) at scale
+                     set 3 {0.25, 0.25}: the fused forward's four-row vertical pass that
+                     prefetches the next output row's rows (area, cubic) */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -83,12 +86,14 @@ static int64_t numel(const drs_tensor *t)
     return n;
 }
 
-static const double scale_sets[3][2] = {{1.7, 0.55}, {2.0, 2.0}, {0.5, 0.5}};
+static const double scale_sets[4][2] = {{1.7, 0.55}, {2.0, 2.0}, {0.5, 0.5}, {0.25, 0.25}};
 
-/* The resampling families: x [2, 4, 67, 91] (or its channels-last twin). */
+/* The resampling families: x [2, 4, 67, 91] (or its channels-last twin), or
+ * the wide x [1, 8, 64, 1044]. */
 static drs_status run_resample(const spec *s, uint64_t *h)
 {
-    const int64_t N = 2, C = 4, H = 67, W = 91;
+    const int64_t N = s->wide ? 1 : 2, C = s->wide ? 8 : 4, H = s->wide ? 64 : 67,
+                  W = s->wide ? 1044 : 91;
     const int64_t axes[2] = {s->nhwc ? 1 : 2, s->nhwc ? 2 : 3};
     drs_tensor x = {s->dt, 4, {N, C, H, W}, NULL};
     if (s->nhwc) {
@@ -316,9 +321,9 @@ static void add(spec s)
                  drs_grid_padding_str((drs_grid_padding)s.pad), s.align, drs_dtype_name(s.dt),
                  s.bwd ? "backward" : "forward");
     else
-        snprintf(g_name[g_n], sizeof g_name[g_n], "%s/mode=%d/aa=%d/%s/scales=%d/%s/%s",
+        snprintf(g_name[g_n], sizeof g_name[g_n], "%s/mode=%d/aa=%d/%s/scales=%d/%s/%s%s",
                  fam[s.fam], s.mode, s.aa, s.nhwc ? "nhwc" : "nchw", s.sc, drs_dtype_name(s.dt),
-                 s.bwd ? "backward" : "forward");
+                 s.bwd ? "backward" : "forward", s.wide ? "/wide" : "");
     g_n++;
 }
 
@@ -338,9 +343,9 @@ static void build_cases(void)
                         continue;
                     for (int t = 0; t < 6; t++) /* forward: every dtype on the odd scales */
                         if (t < 2 || sc == 0)
-                            add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0});
+                            add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0, 0});
                     for (int t = 0; t < 2; t++)
-                        add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0});
+                        add((spec){RESIZE, all[t], rmodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0, 0});
                 }
     for (int m = 0; m < 7; m++)
         for (int nhwc = 0; nhwc < 2; nhwc++)
@@ -350,9 +355,9 @@ static void build_cases(void)
                 const int aa = imodes[m] == DRS_MODE_LINEAR || imodes[m] == DRS_MODE_CUBIC;
                 for (int t = 0; t < 6; t++)
                     if (t < 2 || sc == 0)
-                        add((spec){INTERP, all[t], imodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0});
+                        add((spec){INTERP, all[t], imodes[m], aa, nhwc, 0, sc, 0, 0, 0, 0, 0});
                 for (int t = 0; t < 2; t++)
-                    add((spec){INTERP, all[t], imodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0});
+                    add((spec){INTERP, all[t], imodes[m], aa, nhwc, 1, sc, 0, 0, 0, 0, 0});
             }
     for (int m = 0; m < 4; m++)
         for (int aa = 0; aa < 2; aa++)
@@ -360,8 +365,19 @@ static void build_cases(void)
                 if (aa && !(tmodes[m] == DRS_TORCH_BILINEAR || tmodes[m] == DRS_TORCH_BICUBIC))
                     continue;
                 for (int bwd = 0; bwd < 2; bwd++)
-                    add((spec){TORCH, DRS_F32, tmodes[m], aa, 0, bwd, sc, 0, 0, 0, 0});
+                    add((spec){TORCH, DRS_F32, tmodes[m], aa, 0, bwd, sc, 0, 0, 0, 0, 0});
             }
+    /* the wide rows at 1/4: area and cubic (four taps a row, four rows apart) and
+     * antialiased linear (more taps) */
+    for (int t = 0; t < 2; t++) {
+        add((spec){INTERP, all[t], DRS_MODE_AREA, 0, 0, 0, 3, 0, 0, 0, 0, 1});
+        add((spec){RESIZE, all[t], DRS_MODE_CUBIC, 0, 0, 0, 3, 0, 0, 0, 0, 1});
+        add((spec){RESIZE, all[t], DRS_MODE_LINEAR, 1, 0, 0, 3, 0, 0, 0, 0, 1});
+    }
+    for (int bwd = 0; bwd < 2; bwd++) {
+        add((spec){TORCH, DRS_F32, DRS_TORCH_AREA, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
+        add((spec){TORCH, DRS_F32, DRS_TORCH_BICUBIC, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
+    }
     for (int r5 = 0; r5 < 2; r5++)
         for (int m = 0; m < 3; m++)
             for (int pad = 0; pad < 3; pad++)
@@ -370,13 +386,13 @@ static void build_cases(void)
                         for (int bwd = 0; bwd < 2; bwd++) {
                             if (r5 && m == DRS_GRID_BICUBIC && (al || t))
                                 continue; /* 5-D tricubic: a few, it is the slowest */
-                            add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5, 0});
+                            add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, r5, 0, 0});
                             for (int sp = 1; sp <= 2 && !r5 && m != DRS_GRID_BICUBIC; sp++)
-                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp});
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp, 0});
                             if (!r5)
-                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 3});
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 3, 0});
                             if (!r5 && bwd && !al && m != DRS_GRID_NEAREST)
-                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 4});
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 4, 0});
                         }
 }
 
