@@ -164,11 +164,11 @@ DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float 
             __m512d x[4];
             if (q->win.perm) {
                 if (i < npf)
-                    drs_gs_prefetch_window(xc0 + (GS_GG_CH + i) * Q, W, &q->win);
+                    drs_gs_prefetch_window(xc0 + (GS_GG_CH + i) * Q, W, &q->win, 1);
                 drs_gs_window4_avx512(xc0 + i * Q, W, &q->win, x);
             } else {
                 if (i < npf)
-                    drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
+                    drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2, 1);
                 drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
             }
             __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
@@ -195,7 +195,7 @@ DRS_TARGET_AVX2 static void gs_gg_vbilin_avx2(const float *xc0, const float *dyc
             continue;
         gs_gg_vgroup *q = g + j;
         for (int i = 0; i < npf; i++)
-            drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2);
+            drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2, 1);
         for (int h = 0; h < DRS_GS_VP; h += 4) {
             __m256d gy = _mm256_loadu_pd(q->gy + h), gx = _mm256_loadu_pd(q->gx + h);
             for (int i = 0; i < cs; i++) {

@@ -44,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef DRS_BENCH_BUILD /* the library's CMAKE_BUILD_TYPE, set by bench/CMakeLists.txt */
 #define DRS_BENCH_BUILD "unknown"
@@ -165,6 +166,25 @@ static void *xalloc(size_t n)
 /* --cpu-time: the calling thread's CPU time (with --threads 1 the calls run
  * on it alone), which a shared machine's time slicing does not inflate */
 static clockid_t g_clock = CLOCK_MONOTONIC;
+
+/* --cold: before every timed call (untimed) a buffer of twice the last-level
+ * cache (64 MiB when sysconf does not say) is written and read, so that the
+ * call finds its inputs in memory, not in the caches, as it does in
+ * compare.py, whose other libraries' calls run between two of dresample's */
+static unsigned char *g_cold = NULL;
+static size_t g_cold_n = 0;
+static volatile unsigned g_cold_sink;
+static void evict_caches(void)
+{
+    if (!g_cold)
+        return;
+    static unsigned char v = 1;
+    memset(g_cold, v++, g_cold_n);
+    unsigned acc = 0;
+    for (size_t i = 0; i < g_cold_n; i += 64)
+        acc += g_cold[i];
+    g_cold_sink = acc;
+}
 
 static double now_ms(void)
 {
@@ -492,6 +512,7 @@ static void time_phase(bench_rt *r, phase ph, int warmup, int runs, const thread
     for (int i = 0; i < runs; i++)
         for (int k = 0; k < tl->n; k++) {
             set_threads(tl->t[k]);
+            evict_caches();
             const long f0 = minflt();
             const double t0 = now_ms();
             run_phase(r, ph);
@@ -714,7 +735,8 @@ static void usage(void)
 {
     printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
            "             [--phase fwd|bwd] [--json]"
-           " [--smoke] [--no-copy] [--bound] [--cpu-time] [--list] [--w12-mode M]\n"
+           " [--smoke] [--no-copy] [--bound] [--cpu-time] [--cold] [--list]\n"
+           "             [--w12-mode M]\n"
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
@@ -729,6 +751,9 @@ static void usage(void)
            "  --cpu-time    time the calling thread's CPU time, not wall time (--threads 1\n"
            "                only: on a loaded machine it leaves out the time slices lost to\n"
            "                other processes; DRS_SIMD=baseline|avx2|avx512 picks the kernels)\n"
+           "  --cold        before every timed call (untimed) write and read a buffer of\n"
+           "                twice the last-level cache: the call's inputs come from memory,\n"
+           "                as in compare.py's interleaved calls\n"
            "  --list        print the workloads and exit\n"
            "  --w12-mode M  W12's mode: linear_onnx (default), linear, cubic or nearest (the\n"
            "                scales gradient per mode; W12's description still says linear_onnx)\n");
@@ -811,6 +836,16 @@ int main(int argc, char **argv)
             bound = 1;
         else if (!strcmp(a, "--cpu-time"))
             g_clock = CLOCK_THREAD_CPUTIME_ID;
+        else if (!strcmp(a, "--cold")) {
+            if (!g_cold) {
+                long llc = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+                llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+                g_cold_n = llc > 0 ? 2 * (size_t)llc : (size_t)64 << 20;
+                g_cold = xalloc(g_cold_n);
+            }
+        }
         else if (!strcmp(a, "--list")) {
             for (int k = 0; k < NWL; k++)
                 printf("%-4s %s\n", WL[k].name, WL[k].what);
@@ -842,10 +877,11 @@ int main(int argc, char **argv)
     }
     if (!json)
         printf("dresample %d.%d.%d (library build %s, SIMD variant %s), median of %d calls after "
-               "%d warm-up%s\n",
+               "%d warm-up%s%s\n",
                DRS_VERSION_MAJOR, DRS_VERSION_MINOR, DRS_VERSION_PATCH, DRS_BENCH_BUILD,
                drs_simd_variant(), runs, warmup,
-               g_clock == CLOCK_THREAD_CPUTIME_ID ? ", CPU time of the calling thread" : "");
+               g_clock == CLOCK_THREAD_CPUTIME_ID ? ", CPU time of the calling thread" : "",
+               g_cold ? ", caches evicted before each timed call" : "");
     if (do_copy && (!filter || strstr(filter, "copy"))) {
         const wl_def *w1 = &WL[0];
         const int64_t *sh = smoke ? w1->smoke : w1->shape;

@@ -175,12 +175,24 @@ DRS_TARGET_AVX2 static inline void drs_gs_gather4_avx2(const float *xc, const in
     x[2] = _mm256_cvtps_pd(_mm256_castps256_ps128(b));
     x[3] = _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1));
 }
+/* a line of the next plane: into the L2 (l2), else into every level.  The two
+ * helpers below are always inlined: GCC finds a call to one of them without
+ * effect (a prefetch changes no memory) and deletes it */
+#define DRS_GS_PREFETCH(p, l2)                                                                 \
+    do {                                                                                       \
+        if (l2)                                                                                \
+            __builtin_prefetch((p), 0, 2);                                                     \
+        else                                                                                   \
+            __builtin_prefetch((p));                                                           \
+    } while (0)
 /* a group's pixels in the plane xn (every lane: a rotated grid's rows) */
-static inline void drs_gs_prefetch_group(const float *xn, const int64_t *o0, const int64_t *o2)
+static inline __attribute__((always_inline)) void drs_gs_prefetch_group(const float *xn,
+                                                                        const int64_t *o0,
+                                                                        const int64_t *o2, int l2)
 {
     for (int l = 0; l < DRS_GS_VP; l++) {
-        __builtin_prefetch(xn + o0[l]);
-        __builtin_prefetch(xn + o2[l]);
+        DRS_GS_PREFETCH(xn + o0[l], l2);
+        DRS_GS_PREFETCH(xn + o2[l], l2);
     }
 }
 #endif
@@ -287,12 +299,13 @@ DRS_TARGET_AVX512 static inline void drs_gs_window4_avx512(const float *xc, int6
     x[3] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot), 1)));
 }
 /* the window's rows in the plane xn */
-static inline void drs_gs_prefetch_window(const float *xn, int64_t W, const drs_gs_window *w)
+static inline __attribute__((always_inline)) void
+drs_gs_prefetch_window(const float *xn, int64_t W, const drs_gs_window *w, int l2)
 {
     const float *b = xn + w->base;
     for (int r = 0; r <= w->perm; r++) {
-        __builtin_prefetch(b + r * W);
-        __builtin_prefetch(b + r * W + 15);
+        DRS_GS_PREFETCH(b + r * W, l2);
+        DRS_GS_PREFETCH(b + r * W + 15, l2);
     }
 }
 #endif
