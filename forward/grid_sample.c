@@ -1012,6 +1012,74 @@ static int64_t gs_nwindows(const int64_t *off, const int32_t *nt, int64_t np, in
 }
 
 #if DRS_SIMD_MULTI
+/* gs_nwindows with AVX-512: a group's 16 points in two vectors of 8; the row
+ * of offset o is trunc(o / W) through the same double multiply, moved by at
+ * most one (a group whose quotient is off by more, which offsets below 2^52
+ * never give, goes through drs_gs_row_col); the same windows, the same ok */
+DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const int32_t *nt,
+                                                    int64_t np, int64_t W, gs_nwin *g,
+                                                    uint8_t *ok)
+{
+    const int64_t ng = np / GS_NP;
+    const __m512d inv = _mm512_set1_pd(1.0 / (double)W);
+    const __m512i Wv = _mm512_set1_epi64(W), one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
+    for (int64_t j = 0; j < ng; j++) {
+        ok[j] = 0;
+        if (W < 16)
+            continue;
+        const __m512i t1 = _mm512_set1_epi32(1);
+        if (_mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)(nt + j * GS_NP)), t1))
+            continue; /* a point without its one tap */
+        __m512i r[2], c[2];
+        int bad = 0;
+        for (int h = 0; h < 2; h++) {
+            const __m512i o = _mm512_loadu_si512((const void *)(off + j * GS_NP + 8 * h));
+            bad |= _mm512_cmplt_epi64_mask(o, zero) != 0;
+            __m512i q = _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_cvtepi64_pd(o), inv));
+            /* q * W > o: q - 1 (q > 0); (q + 1) * W <= o: q + 1 */
+            const __mmask8 hi = _mm512_cmpgt_epi64_mask(_mm512_mullo_epi64(q, Wv), o) &
+                                _mm512_cmpgt_epi64_mask(q, zero);
+            q = _mm512_mask_sub_epi64(q, hi, q, one);
+            const __mmask8 lo = _mm512_cmple_epi64_mask(
+                _mm512_mullo_epi64(_mm512_add_epi64(q, one), Wv), o);
+            q = _mm512_mask_add_epi64(q, lo, q, one);
+            const __m512i qW = _mm512_mullo_epi64(q, Wv);
+            bad |= _mm512_cmpgt_epi64_mask(qW, o) != 0 ||
+                   _mm512_cmple_epi64_mask(_mm512_add_epi64(qW, Wv), o) != 0;
+            r[h] = q;
+            c[h] = _mm512_sub_epi64(o, qW);
+        }
+        if (bad) { /* (negative offsets: no window; a quotient off by two: the scalar way) */
+            gs_nwindows(off + j * GS_NP, nt + j * GS_NP, GS_NP, W, g + j, ok + j);
+            continue;
+        }
+        const int64_t rmin = _mm512_reduce_min_epi64(_mm512_min_epi64(r[0], r[1]));
+        const int64_t rmax = _mm512_reduce_max_epi64(_mm512_max_epi64(r[0], r[1]));
+        const int64_t cmin = _mm512_reduce_min_epi64(_mm512_min_epi64(c[0], c[1]));
+        const int64_t cmax = _mm512_reduce_max_epi64(_mm512_max_epi64(c[0], c[1]));
+        if (rmax - rmin > 3 || cmax - cmin > 15)
+            continue;
+        const int64_t c0 = cmin < W - 16 ? cmin : W - 16;
+        gs_nwin *q = g + j;
+        const __m512i rm = _mm512_set1_epi64(rmin), cv0 = _mm512_set1_epi64(c0);
+        uint16_t m2 = 0, m3 = 0;
+        for (int h = 0; h < 2; h++) {
+            const __m512i dr = _mm512_sub_epi64(r[h], rm);
+            const __m512i pi = _mm512_add_epi64(_mm512_slli_epi64(dr, 4), _mm512_sub_epi64(c[h], cv0));
+            _mm256_storeu_si256((__m256i *)(void *)(q->pidx + 8 * h), _mm512_cvtepi64_epi32(pi));
+            m2 |= (uint16_t)(_mm512_cmpeq_epi64_mask(dr, _mm512_set1_epi64(2)) << (8 * h));
+            m3 |= (uint16_t)(_mm512_cmpeq_epi64_mask(dr, _mm512_set1_epi64(3)) << (8 * h));
+        }
+        q->m2 = m2;
+        q->m3 = m3;
+        for (int k = 1; k <= 3; k++)
+            q->row[k - 1] = rmax - rmin >= k ? k * W : 0;
+        q->base = rmin * W + c0;
+        ok[j] = 1;
+    }
+    return ng;
+}
+
 /* groups j < ng with ok[j] of the plane xc into yc[j * GS_NP ...]; the same
  * rows of the plane xn (the next channel, or NULL) are prefetched */
 DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
@@ -1040,6 +1108,18 @@ DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
     }
 }
 #endif
+
+/* gs_nwindows, with AVX-512 where the library has it (the only caller runs on
+ * AVX-512 CPUs) */
+static int64_t gs_nwindows_vec(const int64_t *off, const int32_t *nt, int64_t np, int64_t W,
+                               gs_nwin *g, uint8_t *ok)
+{
+#if DRS_SIMD_MULTI
+    return gs_nwindows_avx512(off, nt, np, W, g, ok);
+#else
+    return gs_nwindows(off, nt, np, W, g, ok);
+#endif
+}
 
 static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const float *xc, float *yc,
                      const float *xn)
@@ -1471,7 +1551,7 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
             uint8_t nok[GS_MAX_NGROUPS] = {0};                                                 \
             int64_t nng = 0;                                                                   \
             if ((VEC) && mt == 1 && drs_gs_vlevel() == DRS_SIMD_AVX512)                        \
-                nng = gs_nwindows(off, nt, q1 - q0, p->in[2], nw, nok); /* rows W apart */ \
+                nng = gs_nwindows_vec(off, nt, q1 - q0, p->in[2], nw, nok); /* rows W apart */ \
             /* the runs [rb[r], re[r]) of points outside the full groups: the scalar     \
              * loop's */                                                                 \
             int64_t rb[GS_MAX_NGROUPS + 1], re[GS_MAX_NGROUPS + 1];                            \
