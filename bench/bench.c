@@ -167,13 +167,35 @@ static void *xalloc(size_t n)
  * on it alone), which a shared machine's time slicing does not inflate */
 static clockid_t g_clock = CLOCK_MONOTONIC;
 
-/* --cold: before every timed call (untimed) a buffer of twice the last-level
- * cache (64 MiB when sysconf does not say) is written and read, so that the
- * call finds its inputs in memory, not in the caches, as it does in
- * compare.py, whose other libraries' calls run between two of dresample's */
+/* --cold: before every timed call (untimed) the calling thread writes and reads
+ * a buffer of twice the last-level cache (llc_bytes; 64 MiB when unknown), so
+ * that the call finds its inputs in memory, not in the caches, as it does in
+ * compare.py, whose other libraries' calls run between two of dresample's
+ * (another thread's private L2 keeps what it last read) */
 static unsigned char *g_cold = NULL;
 static size_t g_cold_n = 0;
 static volatile unsigned g_cold_sink;
+/* cpu0's last-level cache in bytes as Linux's sysfs gives it (index3, "32768K"),
+ * capped at 512 MiB; 0 when unknown.  (glibc's sysconf(_SC_LEVEL3_CACHE_SIZE)
+ * can say ten times the L3 a core has: 320 MiB on a VM whose cores share 32 MiB.) */
+static size_t llc_bytes(void)
+{
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (!f)
+        return 0;
+    unsigned long long v = 0;
+    char unit = 0;
+    const int n = fscanf(f, "%llu%c", &v, &unit);
+    fclose(f);
+    if (n < 1 || v == 0)
+        return 0;
+    if (n == 2 && (unit == 'K' || unit == 'k'))
+        v <<= 10;
+    else if (n == 2 && (unit == 'M' || unit == 'm'))
+        v <<= 20;
+    return v > ((unsigned long long)512 << 20) ? (size_t)512 << 20 : (size_t)v;
+}
+
 static void evict_caches(void)
 {
     if (!g_cold)
@@ -734,9 +756,8 @@ static int wl_selected(const char *name, const char *filter)
 static void usage(void)
 {
     printf("usage: bench [--threads N[,N...]] [--runs R] [--warmup K] [--workload W1,W8,...]\n"
-           "             [--phase fwd|bwd] [--json]"
-           " [--smoke] [--no-copy] [--bound] [--cpu-time] [--cold] [--list]\n"
-           "             [--w12-mode M]\n"
+           "             [--phase fwd|bwd] [--json] [--smoke] [--no-copy] [--bound]\n"
+           "             [--cpu-time] [--cold] [--list] [--w12-mode M]\n"
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
@@ -752,8 +773,9 @@ static void usage(void)
            "                only: on a loaded machine it leaves out the time slices lost to\n"
            "                other processes; DRS_SIMD=baseline|avx2|avx512 picks the kernels)\n"
            "  --cold        before every timed call (untimed) write and read a buffer of\n"
-           "                twice the last-level cache: the call's inputs come from memory,\n"
-           "                as in compare.py's interleaved calls\n"
+           "                twice the last-level cache (sysfs; 64 MiB when unknown) from the\n"
+           "                calling thread: the call's inputs come from memory, as in\n"
+           "                compare.py's interleaved calls\n"
            "  --list        print the workloads and exit\n"
            "  --w12-mode M  W12's mode: linear_onnx (default), linear, cubic or nearest (the\n"
            "                scales gradient per mode; W12's description still says linear_onnx)\n");
@@ -838,11 +860,8 @@ int main(int argc, char **argv)
             g_clock = CLOCK_THREAD_CPUTIME_ID;
         else if (!strcmp(a, "--cold")) {
             if (!g_cold) {
-                long llc = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-                llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-                g_cold_n = llc > 0 ? 2 * (size_t)llc : (size_t)64 << 20;
+                const size_t llc = llc_bytes();
+                g_cold_n = llc ? 2 * llc : (size_t)64 << 20;
                 g_cold = xalloc(g_cold_n);
             }
         }

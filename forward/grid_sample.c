@@ -937,8 +937,8 @@ DRS_TARGET_AVX2 static void gs_vbilin_avx2_l2(const float *xc, const gs_vgroup *
 
 /* The next channel's pixels go to the L2 only when a plane has GS_PF_L2_BYTES
  * or more: measured on a 2-core AVX-512 machine (drs_bench, 1 thread, thread CPU
- * time, min of 4-5 alternating rounds, --cold), W11's 1 MiB planes took 6.4 ms
- * with prefetches into the L1 and 5.1 ms into the L2 (4.8 against 5.8 with its
+ * time, min of 4-5 alternating rounds, --cold), W11's 1 MiB planes took 6.3 ms
+ * with prefetches into the L1 and 5.1 ms into the L2 (6.2 against 5.2 with its
  * input in the caches), while W8a's and W8b's 64 KiB planes took 2-3 % longer
  * (4.13 -> 4.22 and 4.10 -> 4.21 ms) */
 #define GS_PF_L2_BYTES ((int64_t)1 << 20)
