@@ -1023,12 +1023,11 @@ DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const in
     const int64_t ng = np / GS_NP;
     const __m512d inv = _mm512_set1_pd(1.0 / (double)W);
     const __m512i Wv = _mm512_set1_epi64(W), one = _mm512_set1_epi64(1);
-    const __m512i zero = _mm512_setzero_si512();
+    const __m512i zero = _mm512_setzero_si512(), t1 = _mm512_set1_epi32(1);
     for (int64_t j = 0; j < ng; j++) {
         ok[j] = 0;
-        if (W < 16)
+        if (W < 16) /* (no window fits a row) */
             continue;
-        const __m512i t1 = _mm512_set1_epi32(1);
         if (_mm512_cmpneq_epi32_mask(_mm512_loadu_si512((const void *)(nt + j * GS_NP)), t1))
             continue; /* a point without its one tap */
         __m512i r[2], c[2];
