@@ -1655,7 +1655,14 @@ GS_FORWARD(int64_t, gs_forward_i64,
  * broadcast weight, one multiply and one add for GS_TCG channels.  Lane c
  * computes acc = 0.0 + w[0] * x[o[0]] + ... in tap order, the operations of
  * GS_DOT: the same bits as the row kernels.  A tile whose box is larger
- * than GS_TILE_PIX takes GS_DOT per point and channel. */
+ * than GS_TILE_PIX takes GS_DOT per point and channel.  On an AVX-512 CPU
+ * the tiles go in pairs side by side (8 x 16 points), and a pair (else a
+ * tile) whose points all have their 16 taps inside the plane takes a fast
+ * way (gs_tile_boxes_f32): the boxes and weights of 8 points at a time in
+ * vectors, no per-tap lists, and one box copy and one call of the copy
+ * and the dot per channel group for the pair.  drs_bench W8d (bicubic 8 x 32
+ * x 128^2), 1 thread, min of 5 alternating rounds: 14.7 -> 10.1 ms (single
+ * tiles the fast way: 11.9; pairs: 10.9, in a program calling it alone). */
 #define GS_TCG 8           /* channels per group: the lanes */
 #define GS_TILE_PIX 512    /* the largest input box copied (pixels) */
 #define GS_TSIDE 8         /* tile side: GS_TSIDE^2 points of 16 taps */
@@ -1756,19 +1763,19 @@ DRS_SIMD_FN(gs_tile_dot_rows_f32,
              int64_t P, int64_t Wo),
             (buf, to, w, th, nc, y, P, Wo), {
                 for (int r = 0; r < th; r++) {
+                    /* the 8 points' sums side by side, tap by tap: 8 independent
+                     * chains of additions in flight instead of one */
                     drs_gs_v8d acc[GS_TSIDE];
-                    for (int j = 0; j < GS_TSIDE; j++) {
-                        const int64_t b = r * GS_TSIDE + j;
-                        const int32_t *o = to + b * 16;
-                        const double *wb = w + b * 16;
-                        gs_vtd a = {0.0};
-                        for (int k = 0; k < 16; k++) {
+                    for (int j = 0; j < GS_TSIDE; j++)
+                        acc[j] = (drs_gs_v8d){0.0};
+                    const int32_t *o = to + r * GS_TSIDE * 16;
+                    const double *wb = w + r * GS_TSIDE * 16;
+                    for (int k = 0; k < 16; k++)
+                        for (int j = 0; j < GS_TSIDE; j++) {
                             gs_vtd xv;
-                            memcpy(&xv, buf + (int64_t)o[k] * GS_TCG, sizeof xv);
-                            a += wb[k] * xv;
+                            memcpy(&xv, buf + (int64_t)o[j * 16 + k] * GS_TCG, sizeof xv);
+                            acc[j] += wb[j * 16 + k] * xv;
                         }
-                        acc[j] = a;
-                    }
                     drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */
                     for (int i = 0; i < nc; i++) {
                         const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);
@@ -1824,144 +1831,298 @@ GS_INLINE int gs_cubic_box(const drs_gs_plan *p, double gx, double gy, int64_t *
     return 1;
 }
 
+/* The tile dot of a tile of whole boxes (gs_forward_tiled_f32's fast way):
+ * point b's tap k reads buf pixel t0[b] + ko[k], with weight wt[(b / 8) *
+ * 128 + k * 8 + b % 8]; 8 rows of 8 points, channel i's outputs to y + i *
+ * P + r * Wo (i < nc).  The operations of gs_tile_dot_rows_f32, its order. */
+DRS_SIMD_FN(gs_tile_dot_boxes_f32,
+            (const double *buf, const int32_t *t0, const int32_t *ko, const double *wt, int nc,
+             float *y, int64_t P, int64_t Wo),
+            (buf, t0, ko, wt, nc, y, P, Wo), {
+                for (int r = 0; r < GS_TSIDE; r++) {
+                    drs_gs_v8d acc[GS_TSIDE];
+                    for (int j = 0; j < GS_TSIDE; j++)
+                        acc[j] = (drs_gs_v8d){0.0};
+                    const int32_t *tr = t0 + r * GS_TSIDE;
+                    const double *wr = wt + r * 16 * GS_TSIDE;
+                    for (int k = 0; k < 16; k++)
+                        for (int j = 0; j < GS_TSIDE; j++) {
+                            gs_vtd xv;
+                            memcpy(&xv, buf + (int64_t)(tr[j] + ko[k]) * GS_TCG, sizeof xv);
+                            acc[j] += wr[k * GS_TSIDE + j] * xv;
+                        }
+                    drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */
+                    for (int i = 0; i < nc; i++) {
+                        const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);
+                        memcpy(y + i * P + r * Wo, &f, sizeof f);
+                    }
+                }
+            })
+
+#if DRS_SIMD_MULTI
+/* gs_cubic_box of the 8 points from pt, as lanes (the same operations): 1
+ * when all 8 are whole boxes, with their top-left rows and columns in r0[],
+ * c0[] and tap k's weights in wt[k * 8 ...]; else 0 */
+DRS_TARGET_AVX512 static int gs_cubic_boxes_avx512(const drs_gs_plan *p, const drs_tensor *grid,
+                                                   int64_t pt, int64_t *r0, int64_t *c0,
+                                                   double *wt)
+{
+    __m512d g[2]; /* x, y */
+    gs_vgrid_avx512(grid, pt, g);
+    const __m512d one = _mm512_set1_pd(1.0), two = _mm512_set1_pd(2.0);
+    const __m512d A = _mm512_set1_pd(-0.75), A5 = _mm512_set1_pd(5.0 * -0.75),
+                  A8 = _mm512_set1_pd(8.0 * -0.75), A4 = _mm512_set1_pd(4.0 * -0.75),
+                  A2 = _mm512_set1_pd(-0.75 + 2.0), A3 = _mm512_set1_pd(-0.75 + 3.0);
+    __m512d wa[2][4], x0[2];
+    for (int a = 0; a < 2; a++) { /* a = 0: y (H), 1: x (W) */
+        const int64_t L = p->in[1 + a];
+        const __m512d ga = a ? g[0] : g[1];
+        const __m512d u =
+            p->align ? _mm512_mul_pd(_mm512_div_pd(_mm512_add_pd(ga, one), two),
+                                     _mm512_set1_pd((double)(L - 1)))
+                     : _mm512_div_pd(_mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(ga, one),
+                                                                 _mm512_set1_pd((double)L)),
+                                                   one),
+                                     two);
+        if ((__mmask8)(_mm512_cmp_pd_mask(u, one, _CMP_GE_OQ) &
+                       _mm512_cmp_pd_mask(u, _mm512_set1_pd((double)L - 2.0), _CMP_LT_OQ)) !=
+            0xFF)
+            return 0;
+        x0[a] = _mm512_roundscale_pd(u, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        const __m512d t = _mm512_sub_pd(u, x0[a]); /* drs_cubic_weights(-0.75, t) */
+        const __m512d r1 = _mm512_add_pd(t, one), q = _mm512_sub_pd(one, t),
+                      q1 = _mm512_add_pd(q, one);
+        wa[a][0] = _mm512_sub_pd(
+            _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(A, r1), A5), r1),
+                                        A8),
+                          r1),
+            A4);
+        wa[a][1] = _mm512_add_pd(
+            _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(A2, t), A3), t), t), one);
+        wa[a][2] = _mm512_add_pd(
+            _mm512_mul_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(A2, q), A3), q), q), one);
+        wa[a][3] = _mm512_sub_pd(
+            _mm512_mul_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_mul_pd(A, q1), A5), q1),
+                                        A8),
+                          q1),
+            A4);
+    }
+    const __m512i m1 = _mm512_set1_epi64(1);
+    _mm512_storeu_si512((void *)r0, _mm512_sub_epi64(_mm512_cvttpd_epi64(x0[0]), m1));
+    _mm512_storeu_si512((void *)c0, _mm512_sub_epi64(_mm512_cvttpd_epi64(x0[1]), m1));
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++)
+            _mm512_storeu_pd(wt + (j * 4 + k) * 8, _mm512_mul_pd(wa[0][j], wa[1][k]));
+    return 1;
+}
+#endif
+
+/* The fast way of an 8 x 8 tile whose 64 points are all whole boxes (AVX-512
+ * CPUs): the boxes and weights 8 points at a time (gs_cubic_boxes_avx512),
+ * no tap lists, and gs_tile_dot_boxes_f32.  Returns 0 (nothing written) for
+ * any other tile, or a box larger than GS_TILE_PIX. */
+static int gs_tile_boxes_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
+                             float *y, int64_t n, int64_t i0, int64_t j0, int nsub)
+{
+    const int64_t C = p->C, P = p->P, Q = p->Q, W = p->in[2], Wo = p->out[2];
+    const int T = GS_TSIDE, NP = T * T; /* NP points a tile, tile s from column j0 + s * T */
+    int64_t r0[2 * GS_TSIDE * GS_TSIDE], c0[2 * GS_TSIDE * GS_TSIDE];
+    double wt[2 * GS_TSIDE * 16 * GS_TSIDE];
+    for (int s = 0; s < nsub; s++)
+        for (int i = 0; i < T; i++) {
+#if DRS_SIMD_MULTI
+            if (!gs_cubic_boxes_avx512(p, grid, n * P + (i0 + i) * Wo + j0 + s * T,
+                                       r0 + s * NP + i * T, c0 + s * NP + i * T,
+                                       wt + (s * T + i) * 16 * T))
+#else
+            (void)grid;
+#endif
+                return 0;
+        }
+    int64_t rmin = INT64_MAX, rmax = -1, cmin = INT64_MAX, cmax = -1;
+    for (int b = 0; b < nsub * NP; b++) {
+        rmin = r0[b] < rmin ? r0[b] : rmin;
+        rmax = r0[b] + 3 > rmax ? r0[b] + 3 : rmax;
+        cmin = c0[b] < cmin ? c0[b] : cmin;
+        cmax = c0[b] + 3 > cmax ? c0[b] + 3 : cmax;
+    }
+    const int64_t bh = rmax - rmin + 1;
+    int64_t bw = cmax - cmin + 1;
+    if (bw % 4) { /* whole groups of 4 columns for the copy's transposes (as the general way) */
+        const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
+        if (c4 >= 0) {
+            cmin = c4;
+            bw = bw4;
+        }
+    }
+    if (bh * bw > GS_TILE_PIX - 1)
+        return 0;
+    int32_t t0[2 * GS_TSIDE * GS_TSIDE], ko[16];
+    for (int b = 0; b < nsub * NP; b++)
+        t0[b] = (int32_t)((r0[b] - rmin) * bw + (c0[b] - cmin));
+    for (int k = 0; k < 16; k++)
+        ko[k] = (int32_t)(k / 4 * bw + k % 4);
+    double buf[GS_TILE_PIX * GS_TCG];
+    for (int64_t cg = 0; cg < C; cg += GS_TCG) {
+        const int nc = C - cg < GS_TCG ? (int)(C - cg) : GS_TCG;
+        gs_tile_copy_f32(x + (n * C + cg) * Q, Q, W, rmin, cmin, (int)bh, (int)bw, nc,
+                         cg + 2 * GS_TCG <= C, buf);
+        for (int s = 0; s < nsub; s++)
+            gs_tile_dot_boxes_f32(buf, t0 + s * NP, ko, wt + s * NP * 16, nc,
+                                  y + (n * C + cg) * P + i0 * Wo + j0 + s * T, P, Wo);
+    }
+    return 1;
+}
+
 static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
                                  float *y)
 {
     const int64_t C = p->C, P = p->P, Q = p->Q, W = p->in[2];
     const int64_t Ho = p->out[1], Wo = p->out[2];
     const int mt = 16, R = 4, T = GS_TSIDE; /* bicubic: rows of 4 taps */
-    const int64_t nty = (Ho + T - 1) / T, ntx = (Wo + T - 1) / T, NB = p->N * nty * ntx;
-    /* (tiles two at a time, as GS_FORWARD's blocks) */
+    /* pairs of tiles side by side (8 x 16 points): one box for both when all
+     * their points are whole boxes, else each tile its own way */
+    const int64_t nty = (Ho + T - 1) / T, ntx = (Wo + 2 * T - 1) / (2 * T), NB = p->N * nty * ntx;
+    const int fast = drs_gs_vlevel() == DRS_SIMD_AVX512 && p->in[1] <= GS_VEC_MAX_L &&
+                     p->in[2] <= GS_VEC_MAX_L; /* (the boxes' rows and columns as int64 lanes) */
+    /* (pairs two at a time, as GS_FORWARD's blocks) */
     _Pragma("omp parallel for schedule(dynamic, 2) num_threads((p->N * P * C > PAR_MIN_WORK) ? drs__nthreads() : 1)")
     for (int64_t blk = 0; blk < NB; blk++) {
         const int64_t n = blk / (nty * ntx), ty = blk % (nty * ntx) / ntx, tx = blk % ntx;
-        const int64_t i0 = ty * T, j0 = tx * T;
-        const int th = (int)(Ho - i0 < T ? Ho - i0 : T), tw = (int)(Wo - j0 < T ? Wo - j0 : T);
-        int64_t off[DRS_GS_BLOCK_ENTRIES];
-        double w[DRS_GS_BLOCK_ENTRIES], wg[DRS_GS_BLOCK_ENTRIES];
-        int32_t nt[DRS_GS_BLOCK_ENTRIES], to[DRS_GS_BLOCK_ENTRIES];
-        int32_t pq[GS_TSIDE * GS_TSIDE], bi[GS_TSIDE * GS_TSIDE]; /* output, tile slot */
-        int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column (not of boxes) */
-        double buf[GS_TILE_PIX * GS_TCG];
-        float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
-        int64_t bxr[GS_TSIDE * GS_TSIDE], bxc[GS_TSIDE * GS_TSIDE]; /* a box's top left */
-        uint8_t box[GS_TSIDE * GS_TSIDE];
-        for (int i = 0; i < th; i++) /* the taps: a whole box, else the general way */
-            for (int j = 0; j < tw; j++) {
-                const int b = i * T + j;
-                const int64_t pt = n * P + (i0 + i) * Wo + j0 + j;
-                double g[3]; /* x, y */
-                drs_gs_read_point(p, grid, pt, g);
-                int64_t *o = off + (int64_t)b * mt;
-                box[b] = (uint8_t)gs_cubic_box(p, g[0], g[1], bxr + b, bxc + b, w + (int64_t)b * mt);
-                if (box[b]) {
-                    nt[b] = mt;
-                    for (int k = 0; k < mt; k++)
-                        o[k] = (bxr[b] + k / R) * W + bxc[b] + k % R;
-                } else {
-                    const drs_gs_block bt = {o, w + (int64_t)b * mt, nt + b, {NULL, NULL, NULL},
-                                             NULL};
-                    drs_gs_block_taps(p, grid, pt, 1, &bt);
-                }
-            }
-        /* each tap's row and column; with all its taps, a point's taps come
-         * in rows of R sharing a plane row (the outer product's order) */
-        int64_t ng = 0, nbad = 0, rmin = INT64_MAX, rmax = -1, cmin = INT64_MAX, cmax = -1;
-        for (int i = 0; i < th; i++)
-            for (int j = 0; j < tw; j++, ng++) {
-                const int b = i * T + j;
-                const int64_t *o = off + (int64_t)b * mt;
-                const int full = nt[b] == mt;
-                pq[ng] = b;
-                bi[ng] = b;
-                if (box[b]) { /* rows bxr..bxr + 3, columns bxc..bxc + 3 */
-                    rmin = bxr[b] < rmin ? bxr[b] : rmin;
-                    rmax = bxr[b] + R - 1 > rmax ? bxr[b] + R - 1 : rmax;
-                    cmin = bxc[b] < cmin ? bxc[b] : cmin;
-                    cmax = bxc[b] + R - 1 > cmax ? bxc[b] + R - 1 : cmax;
-                    continue;
-                }
-                int64_t r = 0;
-                for (int k = 0; k < nt[b]; k++) {
-                    if (!full || k % R == 0)
-                        r = gs_row_of(o[k], W);
-                    const int64_t c = o[k] - r * W;
-                    rs[(ng * mt + k) * 2] = r;
-                    rs[(ng * mt + k) * 2 + 1] = c;
-                    rmin = r < rmin ? r : rmin;
-                    rmax = r > rmax ? r : rmax;
-                    cmin = c < cmin ? c : cmin;
-                    cmax = c > cmax ? c : cmax;
-                }
-            }
-        const int64_t bh = rmax - rmin + 1;
-        int64_t bw = cmax - cmin + 1;
-        if (bw % 4 && rmax >= 0) { /* whole groups of 4 columns for the copy's transposes */
-            const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
-            if (c4 >= 0) { /* (else W < bw4: the copy's plain loop) */
-                cmin = c4;
-                bw = bw4;
-            }
-        }
-        if (rmax < 0 || bh * bw > GS_TILE_PIX - 1) { /* no tap, or a spread-out tile */
-            nbad = ng;
-            ng = 0;
-        }
-        for (int64_t g = 0; g < ng; g++) { /* the box's pixel of each tap; missing: the zero pixel */
-            const int b = bi[g];
-            if (box[b]) {
-                const int32_t t0 = (int32_t)((bxr[b] - rmin) * bw + (bxc[b] - cmin));
-                for (int k = 0; k < mt; k++) {
-                    to[g * mt + k] = t0 + (int32_t)(k / R * bw + k % R);
-                    wg[g * mt + k] = w[(int64_t)b * mt + k];
-                }
+        const int64_t i0 = ty * T, j00 = tx * 2 * T;
+        const int th = (int)(Ho - i0 < T ? Ho - i0 : T);
+        if (th == T && j00 + 2 * T <= Wo && fast && gs_tile_boxes_f32(p, x, grid, y, n, i0, j00, 2))
+            continue;
+        for (int64_t j0 = j00; j0 < j00 + 2 * T && j0 < Wo; j0 += T) {
+            const int tw = (int)(Wo - j0 < T ? Wo - j0 : T);
+            if (th == T && tw == T && fast && gs_tile_boxes_f32(p, x, grid, y, n, i0, j0, 1))
                 continue;
-            }
-            for (int k = 0; k < mt; k++) {
-                const int have = k < nt[b];
-                to[g * mt + k] = have ? (int32_t)((rs[(g * mt + k) * 2] - rmin) * bw +
-                                                  (rs[(g * mt + k) * 2 + 1] - cmin))
-                                      : (int32_t)(bh * bw);
-                wg[g * mt + k] = have ? w[(int64_t)b * mt + k] : 0.0;
-            }
-        }
-        for (int64_t c0 = 0; c0 < C; c0 += GS_TCG) {
-            const int nc = C - c0 < GS_TCG ? (int)(C - c0) : GS_TCG;
-            const float *xg = x + (n * C + c0) * Q;
-            float *yg = y + (n * C + c0) * P;
-            const int rows = ng && tw == T; /* whole rows of 8: straight to the output */
-            if (ng) {
-                gs_tile_copy_f32(xg, Q, W, rmin, cmin, (int)bh, (int)bw, nc, c0 + 2 * GS_TCG <= C,
-                                 buf);
-                if (rows)
-                    gs_tile_dot_rows_f32(buf, to, wg, th, nc, yg + i0 * Wo + j0, P, Wo);
-                else
-                    gs_tile_dot_f32(buf, to, wg, pq, ng, mt, ybuf, T * T);
-            }
-            if (rows)
-                continue;
-            for (int64_t e = 0; e < nbad; e++) {
-                const int64_t *o = off + (int64_t)bi[e] * mt;
-                const double *wb = w + (int64_t)bi[e] * mt;
-                for (int i = 0; i < nc; i++) {
-                    double acc = 0.0;
-                    GS_DOT(nt[bi[e]], acc, wb, xg + i * Q, o);
-                    ybuf[i * T * T + bi[e]] = (float)acc;
-                }
-            }
-            for (int i = 0; i < nc; i++) /* the tile's rows, to the output planes */
-                for (int r = 0; r < th; r++) {
-                    float *yr = yg + i * P + (i0 + r) * Wo + j0;
-                    const float *br = ybuf + i * T * T + r * T;
-                    if (tw == GS_TSIDE) { /* (a constant size: two vector moves) */
-                        float v[GS_TSIDE];
-                        memcpy(v, br, sizeof v);
-                        memcpy(yr, v, sizeof v);
+            int64_t off[DRS_GS_BLOCK_ENTRIES];
+            double w[DRS_GS_BLOCK_ENTRIES], wg[DRS_GS_BLOCK_ENTRIES];
+            int32_t nt[DRS_GS_BLOCK_ENTRIES], to[DRS_GS_BLOCK_ENTRIES];
+            int32_t pq[GS_TSIDE * GS_TSIDE], bi[GS_TSIDE * GS_TSIDE]; /* output, tile slot */
+            int64_t rs[2 * DRS_GS_BLOCK_ENTRIES]; /* each tap's row and column (not of boxes) */
+            double buf[GS_TILE_PIX * GS_TCG];
+            float ybuf[GS_TCG * GS_TSIDE * GS_TSIDE]; /* the outputs, tile slot order */
+            int64_t bxr[GS_TSIDE * GS_TSIDE], bxc[GS_TSIDE * GS_TSIDE]; /* a box's top left */
+            uint8_t box[GS_TSIDE * GS_TSIDE];
+            for (int i = 0; i < th; i++) /* the taps: a whole box, else the general way */
+                for (int j = 0; j < tw; j++) {
+                    const int b = i * T + j;
+                    const int64_t pt = n * P + (i0 + i) * Wo + j0 + j;
+                    double g[3]; /* x, y */
+                    drs_gs_read_point(p, grid, pt, g);
+                    int64_t *o = off + (int64_t)b * mt;
+                    box[b] = (uint8_t)gs_cubic_box(p, g[0], g[1], bxr + b, bxc + b, w + (int64_t)b * mt);
+                    if (box[b]) {
+                        nt[b] = mt;
+                        for (int k = 0; k < mt; k++)
+                            o[k] = (bxr[b] + k / R) * W + bxc[b] + k % R;
                     } else {
-                        for (int j = 0; j < tw; j++)
-                            yr[j] = br[j];
+                        const drs_gs_block bt = {o, w + (int64_t)b * mt, nt + b, {NULL, NULL, NULL},
+                                                 NULL};
+                        drs_gs_block_taps(p, grid, pt, 1, &bt);
                     }
                 }
+            /* each tap's row and column; with all its taps, a point's taps come
+             * in rows of R sharing a plane row (the outer product's order) */
+            int64_t ng = 0, nbad = 0, rmin = INT64_MAX, rmax = -1, cmin = INT64_MAX, cmax = -1;
+            for (int i = 0; i < th; i++)
+                for (int j = 0; j < tw; j++, ng++) {
+                    const int b = i * T + j;
+                    const int64_t *o = off + (int64_t)b * mt;
+                    const int full = nt[b] == mt;
+                    pq[ng] = b;
+                    bi[ng] = b;
+                    if (box[b]) { /* rows bxr..bxr + 3, columns bxc..bxc + 3 */
+                        rmin = bxr[b] < rmin ? bxr[b] : rmin;
+                        rmax = bxr[b] + R - 1 > rmax ? bxr[b] + R - 1 : rmax;
+                        cmin = bxc[b] < cmin ? bxc[b] : cmin;
+                        cmax = bxc[b] + R - 1 > cmax ? bxc[b] + R - 1 : cmax;
+                        continue;
+                    }
+                    int64_t r = 0;
+                    for (int k = 0; k < nt[b]; k++) {
+                        if (!full || k % R == 0)
+                            r = gs_row_of(o[k], W);
+                        const int64_t c = o[k] - r * W;
+                        rs[(ng * mt + k) * 2] = r;
+                        rs[(ng * mt + k) * 2 + 1] = c;
+                        rmin = r < rmin ? r : rmin;
+                        rmax = r > rmax ? r : rmax;
+                        cmin = c < cmin ? c : cmin;
+                        cmax = c > cmax ? c : cmax;
+                    }
+                }
+            const int64_t bh = rmax - rmin + 1;
+            int64_t bw = cmax - cmin + 1;
+            if (bw % 4 && rmax >= 0) { /* whole groups of 4 columns for the copy's transposes */
+                const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
+                if (c4 >= 0) { /* (else W < bw4: the copy's plain loop) */
+                    cmin = c4;
+                    bw = bw4;
+                }
+            }
+            if (rmax < 0 || bh * bw > GS_TILE_PIX - 1) { /* no tap, or a spread-out tile */
+                nbad = ng;
+                ng = 0;
+            }
+            for (int64_t g = 0; g < ng; g++) { /* the box's pixel of each tap; missing: the zero pixel */
+                const int b = bi[g];
+                if (box[b]) {
+                    const int32_t t0 = (int32_t)((bxr[b] - rmin) * bw + (bxc[b] - cmin));
+                    for (int k = 0; k < mt; k++) {
+                        to[g * mt + k] = t0 + (int32_t)(k / R * bw + k % R);
+                        wg[g * mt + k] = w[(int64_t)b * mt + k];
+                    }
+                    continue;
+                }
+                for (int k = 0; k < mt; k++) {
+                    const int have = k < nt[b];
+                    to[g * mt + k] = have ? (int32_t)((rs[(g * mt + k) * 2] - rmin) * bw +
+                                                      (rs[(g * mt + k) * 2 + 1] - cmin))
+                                          : (int32_t)(bh * bw);
+                    wg[g * mt + k] = have ? w[(int64_t)b * mt + k] : 0.0;
+                }
+            }
+            for (int64_t c0 = 0; c0 < C; c0 += GS_TCG) {
+                const int nc = C - c0 < GS_TCG ? (int)(C - c0) : GS_TCG;
+                const float *xg = x + (n * C + c0) * Q;
+                float *yg = y + (n * C + c0) * P;
+                const int rows = ng && tw == T; /* whole rows of 8: straight to the output */
+                if (ng) {
+                    gs_tile_copy_f32(xg, Q, W, rmin, cmin, (int)bh, (int)bw, nc, c0 + 2 * GS_TCG <= C,
+                                     buf);
+                    if (rows)
+                        gs_tile_dot_rows_f32(buf, to, wg, th, nc, yg + i0 * Wo + j0, P, Wo);
+                    else
+                        gs_tile_dot_f32(buf, to, wg, pq, ng, mt, ybuf, T * T);
+                }
+                if (rows)
+                    continue;
+                for (int64_t e = 0; e < nbad; e++) {
+                    const int64_t *o = off + (int64_t)bi[e] * mt;
+                    const double *wb = w + (int64_t)bi[e] * mt;
+                    for (int i = 0; i < nc; i++) {
+                        double acc = 0.0;
+                        GS_DOT(nt[bi[e]], acc, wb, xg + i * Q, o);
+                        ybuf[i * T * T + bi[e]] = (float)acc;
+                    }
+                }
+                for (int i = 0; i < nc; i++) /* the tile's rows, to the output planes */
+                    for (int r = 0; r < th; r++) {
+                        float *yr = yg + i * P + (i0 + r) * Wo + j0;
+                        const float *br = ybuf + i * T * T + r * T;
+                        if (tw == GS_TSIDE) { /* (a constant size: two vector moves) */
+                            float v[GS_TSIDE];
+                            memcpy(v, br, sizeof v);
+                            memcpy(yr, v, sizeof v);
+                        } else {
+                            for (int j = 0; j < tw; j++)
+                                yr[j] = br[j];
+                        }
+                    }
+            }
         }
     }
 }
