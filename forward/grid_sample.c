@@ -1945,9 +1945,11 @@ DRS_TARGET_AVX512 static int gs_cubic_boxes_avx512(const drs_gs_plan *p, const d
 /* The fast way of an 8 x 8 tile whose 64 points are all whole boxes (AVX-512
  * CPUs): the boxes and weights 8 points at a time (gs_cubic_boxes_avx512),
  * no tap lists, and gs_tile_dot_boxes_f32.  Returns 0 (nothing written) for
- * any other tile, or a box larger than GS_TILE_PIX. */
-static int gs_tile_boxes_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
-                             float *y, int64_t n, int64_t i0, int64_t j0, int nsub)
+ * any other tile, or a box larger than GS_TILE_PIX.  Always inlined: its 48
+ * KiB of arrays then share the stack of the tile loop's own (at -O2, left out
+ * of line, a thread's stack took 142 KiB instead of 87). */
+GS_INLINE int gs_tile_boxes_f32(const drs_gs_plan *p, const float *x, const drs_tensor *grid,
+                                float *y, int64_t n, int64_t i0, int64_t j0, int nsub)
 {
     const int64_t C = p->C, P = p->P, Q = p->Q, W = p->in[2], Wo = p->out[2];
     const int T = GS_TSIDE, NP = T * T; /* NP points a tile, tile s from column j0 + s * T */
