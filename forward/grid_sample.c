@@ -972,6 +972,22 @@ typedef struct gs_nwin {
     uint16_t m2, m3;
 } gs_nwin;
 
+#if DRS_SIMD_MULTI
+/* The rows of window q in the plane xp: into the L2 only (l2), else into
+ * every level (a constant after inlining: drs_gs_prefetch_window's reason) */
+static inline __attribute__((always_inline)) void gs_nwin_prefetch(const float *xp,
+                                                                   const gs_nwin *q, int l2)
+{
+    const float *b = xp + q->base;
+    DRS_GS_PREFETCH(b, l2);
+    DRS_GS_PREFETCH(b + 15, l2);
+    for (int k = 0; k < 3; k++) {
+        DRS_GS_PREFETCH(b + q->row[k], l2);
+        DRS_GS_PREFETCH(b + q->row[k] + 15, l2);
+    }
+}
+#endif
+
 /* The windows of the groups of GS_NP of the np points with taps off, nt (one
  * tap each) in a plane W wide; ok[j]: group j has one (all its points have
  * their pixel, in 16 columns and 4 rows).  Returns the number of groups. */
@@ -1080,15 +1096,8 @@ DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const in
             q->row[k - 1] = rmax - rmin >= k ? k * W : 0;
         q->base = rmin * W + c0;
         ok[j] = 1;
-        if (x0) { /* the window's rows in the first plane (gs_block_vtaps' x0) */
-            const float *b = x0 + q->base;
-            __builtin_prefetch(b);
-            __builtin_prefetch(b + 15);
-            for (int k = 0; k < 3; k++) {
-                __builtin_prefetch(b + q->row[k]);
-                __builtin_prefetch(b + q->row[k] + 15);
-            }
-        }
+        if (x0) /* the window's rows in the first plane (gs_block_vtaps' x0) */
+            gs_nwin_prefetch(x0, q, 0);
     }
     return ng;
 }
@@ -1108,15 +1117,8 @@ DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
         __m512 v = _mm512_permutex2var_ps(_mm512_loadu_ps(b), ix, _mm512_loadu_ps(b + q->row[0]));
         v = _mm512_mask_permutexvar_ps(v, q->m2, ix, _mm512_loadu_ps(b + q->row[1]));
         v = _mm512_mask_permutexvar_ps(v, q->m3, ix, _mm512_loadu_ps(b + q->row[2]));
-        if (xn) {
-            const float *bn = xn + q->base;
-            __builtin_prefetch(bn, 0, 2);
-            __builtin_prefetch(bn + 15, 0, 2);
-            for (int k = 0; k < 3; k++) {
-                __builtin_prefetch(bn + q->row[k], 0, 2);
-                __builtin_prefetch(bn + q->row[k] + 15, 0, 2);
-            }
-        }
+        if (xn)
+            gs_nwin_prefetch(xn, q, 1);
         _mm512_storeu_ps(yc + j * GS_NP, _mm512_add_ps(_mm512_setzero_ps(), v));
     }
 }
@@ -1779,6 +1781,28 @@ DRS_SIMD_FN(gs_tile_dot_f32,
                     GS_TILE_DOT(mt)
             })
 
+/* Row r of a tile (8 points, 16 taps each; j the point, k the tap, PIX and
+ * WGT its box pixel and weight): the 8 points' sums side by side, tap by tap
+ * (8 independent chains of additions in flight instead of one), each the
+ * sum of GS_TILE_DOT in its order; transposed to 8 points per channel and
+ * stored as floats to y + i * P + r * Wo (channels i < nc) */
+#define GS_TILE_ROW8(PIX, WGT)                                                                 \
+    do {                                                                                       \
+        drs_gs_v8d acc[GS_TSIDE];                                                              \
+        for (int j = 0; j < GS_TSIDE; j++)                                                     \
+            acc[j] = (drs_gs_v8d){0.0};                                                        \
+        for (int k = 0; k < 16; k++)                                                           \
+            for (int j = 0; j < GS_TSIDE; j++) {                                               \
+                gs_vtd xv;                                                                     \
+                memcpy(&xv, buf + (int64_t)(PIX) * GS_TCG, sizeof xv);                         \
+                acc[j] += (WGT) * xv;                                                          \
+            }                                                                                  \
+        drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */                            \
+        for (int i = 0; i < nc; i++) {                                                         \
+            const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);                  \
+            memcpy(y + i * P + r * Wo, &f, sizeof f);                                          \
+        }                                                                                      \
+    } while (0)
 /* A tile of whole rows of GS_TSIDE (8) points, 16 taps each (th rows): row
  * r's 8 sums of GS_TILE_DOT, transposed to 8 points per channel, go straight
  * to the output rows y + i * P + r * Wo (channels i < nc), the same
@@ -1788,26 +1812,25 @@ DRS_SIMD_FN(gs_tile_dot_rows_f32,
              int64_t P, int64_t Wo),
             (buf, to, w, th, nc, y, P, Wo), {
                 for (int r = 0; r < th; r++) {
-                    /* the 8 points' sums side by side, tap by tap: 8 independent
-                     * chains of additions in flight instead of one */
-                    drs_gs_v8d acc[GS_TSIDE];
-                    for (int j = 0; j < GS_TSIDE; j++)
-                        acc[j] = (drs_gs_v8d){0.0};
                     const int32_t *o = to + r * GS_TSIDE * 16;
                     const double *wb = w + r * GS_TSIDE * 16;
-                    for (int k = 0; k < 16; k++)
-                        for (int j = 0; j < GS_TSIDE; j++) {
-                            gs_vtd xv;
-                            memcpy(&xv, buf + (int64_t)o[j * 16 + k] * GS_TCG, sizeof xv);
-                            acc[j] += wb[j * 16 + k] * xv;
-                        }
-                    drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */
-                    for (int i = 0; i < nc; i++) {
-                        const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);
-                        memcpy(y + i * P + r * Wo, &f, sizeof f);
-                    }
+                    GS_TILE_ROW8(o[j * 16 + k], wb[j * 16 + k]);
                 }
             })
+
+/* A box's columns [*cmin, *cmin + *bw) widened to whole groups of 4 for the
+ * copy's transposes, moved left where they would pass the row's end (W); as
+ * they are when the row is narrower than that (the copy's plain loop) */
+static void gs_box_cols4(int64_t *cmin, int64_t *bw, int64_t W)
+{
+    if (*bw % 4 == 0)
+        return;
+    const int64_t bw4 = *bw + 4 - *bw % 4, c4 = *cmin + bw4 > W ? W - bw4 : *cmin;
+    if (c4 >= 0) {
+        *cmin = c4;
+        *bw = bw4;
+    }
+}
 
 /* The plane row of offset o (0 <= o < 2^53, W >= 1). */
 static int64_t gs_row_of(int64_t o, int64_t W)
@@ -1865,22 +1888,9 @@ DRS_SIMD_FN(gs_tile_dot_boxes_f32,
              float *y, int64_t P, int64_t Wo),
             (buf, t0, ko, wt, nc, y, P, Wo), {
                 for (int r = 0; r < GS_TSIDE; r++) {
-                    drs_gs_v8d acc[GS_TSIDE];
-                    for (int j = 0; j < GS_TSIDE; j++)
-                        acc[j] = (drs_gs_v8d){0.0};
                     const int32_t *tr = t0 + r * GS_TSIDE;
                     const double *wr = wt + r * 16 * GS_TSIDE;
-                    for (int k = 0; k < 16; k++)
-                        for (int j = 0; j < GS_TSIDE; j++) {
-                            gs_vtd xv;
-                            memcpy(&xv, buf + (int64_t)(tr[j] + ko[k]) * GS_TCG, sizeof xv);
-                            acc[j] += wr[k * GS_TSIDE + j] * xv;
-                        }
-                    drs_gs_transpose8(acc); /* acc[i]: channel i's 8 points */
-                    for (int i = 0; i < nc; i++) {
-                        const drs_gs_v8f f = __builtin_convertvector(acc[i], drs_gs_v8f);
-                        memcpy(y + i * P + r * Wo, &f, sizeof f);
-                    }
+                    GS_TILE_ROW8(tr[j] + ko[k], wr[k * GS_TSIDE + j]);
                 }
             })
 
@@ -1975,13 +1985,7 @@ GS_INLINE int gs_tile_boxes_f32(const drs_gs_plan *p, const float *x, const drs_
     }
     const int64_t bh = rmax - rmin + 1;
     int64_t bw = cmax - cmin + 1;
-    if (bw % 4) { /* whole groups of 4 columns for the copy's transposes (as the general way) */
-        const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
-        if (c4 >= 0) {
-            cmin = c4;
-            bw = bw4;
-        }
-    }
+    gs_box_cols4(&cmin, &bw, W);
     if (bh * bw > GS_TILE_PIX - 1)
         return 0;
     int32_t t0[2 * GS_TSIDE * GS_TSIDE], ko[16];
@@ -2083,13 +2087,8 @@ static void gs_forward_tiled_f32(const drs_gs_plan *p, const float *x, const drs
                 }
             const int64_t bh = rmax - rmin + 1;
             int64_t bw = cmax - cmin + 1;
-            if (bw % 4 && rmax >= 0) { /* whole groups of 4 columns for the copy's transposes */
-                const int64_t bw4 = bw + 4 - bw % 4, c4 = cmin + bw4 > W ? W - bw4 : cmin;
-                if (c4 >= 0) { /* (else W < bw4: the copy's plain loop) */
-                    cmin = c4;
-                    bw = bw4;
-                }
-            }
+            if (rmax >= 0)
+                gs_box_cols4(&cmin, &bw, W);
             if (rmax < 0 || bh * bw > GS_TILE_PIX - 1) { /* no tap, or a spread-out tile */
                 nbad = ng;
                 ng = 0;
