@@ -847,26 +847,39 @@ static inline float diff_dpx(const float *xp0, const float *xp1, float wp0, floa
             }                                                                                  \
         }                                                                                      \
     } while (0)
-DRS_SIMD_FN(diff_row_f32,
+/* diff_row_f32's two lane sums in plain C (DIFF_ROW_C): where drs__diff_sums_f32
+ * cannot (a one-tap row, gA's rows not Px's, or a variant without its kernels) */
+DRS_SIMD_FN(diff_row_c_f32,
             (const tiled2_grad *G, const float *T, const float *xa0, const float *xa1,
              const float *xp0, const float *xp1, float wp0, float wp1, int np, const float *g,
-             int64_t Lw, double cdh, double *part, float *restrict P, float *restrict S),
-            (G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, cdh, part, P, S), {
+             int64_t Lw, float *restrict P, float *restrict S, double *sums),
+            (G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, P, S, sums), {
     const int64_t J0 = G->dJ0, J1 = G->dJ1, a = G->da;
     const float *cE = G->dcdE, *cO = G->dcdO;
+    double la[16], lb[16]; /* from 0 (DIFF_ROW_C's first block) */
+    if (np == 2)
+        DIFF_ROW_C(2);
+    else
+        DIFF_ROW_C(1);
+    LANES16_COMBINE(la);
+    LANES16_COMBINE(lb);
+    sums[0] = la[0];
+    sums[1] = lb[0];
+})
+/* A plain function, not one of DRS_SIMD_FN's: the row loop calls it once per
+ * row of dy, and the vector kernel (drs__diff_sums_f32) is reached without a
+ * dispatch and without the C form's vector constants, which, set up before the
+ * call in one function with it, were saved and restored around it on every row
+ * (W12 with scales_delta, 1 thread: about 2.5 ms of 17) */
+static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
+                         const float *xa1, const float *xp0, const float *xp1, float wp0,
+                         float wp1, int np, const float *g, int64_t Lw, double cdh, double *part,
+                         float *restrict P, float *restrict S)
+{
     double sums[2];
-    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, a, cE, cO, J0, J1,
-                            sums)) {
-        double la[16], lb[16]; /* from 0 (DIFF_ROW_C's first block) */
-        if (np == 2)
-            DIFF_ROW_C(2);
-        else
-            DIFF_ROW_C(1);
-        LANES16_COMBINE(la);
-        LANES16_COMBINE(lb);
-        sums[0] = la[0];
-        sums[1] = lb[0];
-    }
+    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, G->da, G->dcdE,
+                            G->dcdO, G->dJ0, G->dJ1, sums))
+        diff_row_c_f32(G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, P, S, sums);
     /* the other outputs whose derivative is not 0, in ascending order:
      * cd[o] dy[o] (E Px)[o] */
     const drs_table *tw = G->twd;
@@ -889,7 +902,7 @@ DRS_SIMD_FN(diff_row_f32,
     }
     part[0] = G->wantA ? cdh * sums[0] : 0.0; /* (0 exactly without gA) */
     part[1] = sums[1] + e;
-})
+}
 
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
  * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
