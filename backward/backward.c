@@ -801,10 +801,10 @@ static inline float diff_dpx(const float *xp0, const float *xp1, float wp0, floa
         p += wp1 * (xp1[j] - xp1[j - 1]);
     return p;
 }
-/* diff_row_f32's sums in plain C: the differences of Px and the pairs' h in
- * rows P and S first (loops that vectorise), then vector v (16 inputs from
- * j = v) adds its terms to the accumulators of its parity, lanes outside
- * [0, Lw) and [J0, J1) as 0 */
+/* diff_row_f32's sums in plain C (diff_row_c_f32): the differences of Px and
+ * the pairs' h in rows P and S first (loops that vectorise), then vector v (16
+ * inputs from j = v) adds its terms to the accumulators of its parity, lanes
+ * outside [0, Lw) and [J0, J1) as 0 */
 #define DIFF_ROW_C(NP)                                                                         \
     do {                                                                                       \
         for (int64_t j = J0; j < J1; j++) {                                                    \
