@@ -162,15 +162,12 @@ DRS_TARGET_AVX512 static void gs_gg_vbilin_avx512(const float *xc0, const float 
         __m512d gy = _mm512_loadu_pd(q->gy), gx = _mm512_loadu_pd(q->gx);
         for (int i = 0; i < cs; i++) {
             __m512d x[4];
-            if (q->win.perm) {
-                if (i < npf)
-                    drs_gs_prefetch_window(xc0 + (GS_GG_CH + i) * Q, W, &q->win, 1);
+            if (i < npf)
+                drs_gs_prefetch_taps(xc0 + (GS_GG_CH + i) * Q, W, q->o0, q->o2, &q->win, 1);
+            if (q->win.perm)
                 drs_gs_window4_avx512(xc0 + i * Q, W, &q->win, x);
-            } else {
-                if (i < npf)
-                    drs_gs_prefetch_group(xc0 + (GS_GG_CH + i) * Q, q->o0, q->o2, 1);
+            else
                 drs_gs_gather4_avx512(xc0 + i * Q, q->o0, q->o2, x);
-            }
             __m512d ay = _mm512_setzero_pd(), ax = _mm512_setzero_pd();
             for (int k = 0; k < 4; k++) {
                 ay = _mm512_add_pd(ay, _mm512_mul_pd(_mm512_loadu_pd(q->hy[k]), x[k]));

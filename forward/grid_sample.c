@@ -872,15 +872,12 @@ gs_vbilin_avx512(const float *xc, const gs_vgroup *g, const uint8_t *full, int64
             continue;
         const gs_vgroup *q = g + j;
         __m512d x[4];
-        if (q->win.perm) {
+        if (xn)
+            drs_gs_prefetch_taps(xn, W, q->o0, q->o2, &q->win, l2);
+        if (q->win.perm)
             drs_gs_window4_avx512(xc, W, &q->win, x);
-            if (xn)
-                drs_gs_prefetch_window(xn, W, &q->win, l2);
-        } else {
-            if (xn)
-                drs_gs_prefetch_group(xn, q->o0, q->o2, l2);
+        else
             drs_gs_gather4_avx512(xc, q->o0, q->o2, x);
-        }
         __m512d acc = _mm512_setzero_pd();
         for (int k = 0; k < 4; k++)
             acc = _mm512_add_pd(acc, _mm512_mul_pd(_mm512_loadu_pd(q->w[k]), x[k]));
@@ -1494,8 +1491,7 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
             full[j] = 1;
 #if DRS_SIMD_MULTI
             if (x0) /* the first plane's pixels (into the L1) */
-                (g[j].win.perm ? drs_gs_prefetch_window(x0, p->in[2], &g[j].win, 0)
-                               : drs_gs_prefetch_group(x0, g[j].o0, g[j].o2, 0));
+                drs_gs_prefetch_taps(x0, p->in[2], g[j].o0, g[j].o2, &g[j].win, 0);
 #endif
             continue;
         }

@@ -308,6 +308,17 @@ drs_gs_prefetch_window(const float *xn, int64_t W, const drs_gs_window *w, int l
         DRS_GS_PREFETCH(b + r * W + 15, l2);
     }
 }
+/* a group's 4 taps in the plane xn: its window's rows (w->perm > 0), else each
+ * lane's pixels (drs_gs_prefetch_group) */
+static inline __attribute__((always_inline)) void
+drs_gs_prefetch_taps(const float *xn, int64_t W, const int64_t *o0, const int64_t *o2,
+                     const drs_gs_window *w, int l2)
+{
+    if (w->perm)
+        drs_gs_prefetch_window(xn, W, w, l2);
+    else
+        drs_gs_prefetch_group(xn, o0, o2, l2);
+}
 #endif
 
 #endif
