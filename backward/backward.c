@@ -219,6 +219,10 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         for (int64_t q_ = 0; q_ < n_; q_ += 16) {                                              \
             const int64_t b_ = q_ + 16 <= n_ ? q_ : n_ - 16;                                   \
             drs_v16f acc_ = (drs_v16f){0};                                                     \
+            /* the block's two lines of dy DRS_PF_ROW_BYTES on (a hint: no access) */          \
+            const uintptr_t pa_ = (uintptr_t)(ss_ + 2 * b_) + DRS_PF_ROW_BYTES;                \
+            __builtin_prefetch((const void *)pa_);                                             \
+            __builtin_prefetch((const void *)(pa_ + 64));                                      \
             for (int k_ = 0; k_ < (NT); k_ += 2) {                                             \
                 drs_v16f lo_, hi_;                                                             \
                 memcpy(&lo_, ss_ + 2 * b_ + k_, sizeof lo_);                                   \

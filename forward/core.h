@@ -397,6 +397,21 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
 #ifndef DRS_PF_BYTES
 #define DRS_PF_BYTES 4096
 #endif
+/* How far ahead the 2-D data gradient's transposed rows (backward.c, the
+ * AVX-512 blocks of 16 inputs of a period-two row) prefetch dy into the L1:
+ * two lines a block as they read it.  On a Zen 5 core (drs_bench, 1 thread,
+ * thread CPU time, min of 4-5 alternating rounds) W10's backward 2.52 -> 1.85
+ * ms, W1's 5.59 -> 4.93, W12's 5.57 -> 4.84, W3 and W7 within their spread; 2
+ * threads (wall, min of 4) W10 1.50 -> 1.21, W1 3.83 -> 3.47, W12 3.87 ->
+ * 3.52.  Without it that loop read dy at about half the rate of a plain read
+ * loop (its arithmetic and the memory did not overlap).  4 KiB ahead: W10
+ * 1.98 ms, W1 5.53; 8 KiB: 1.88 / 5.21; 16 KiB: 2.10 / 4.75; into the L2 only
+ * (16 KiB): 2.22 / 4.90.  Done in every call, also where dy is in the caches
+ * (hints that hit): asked only for a dy larger than the caches, through a
+ * flag, the loop was slower (W1 4.86 -> 5.01 ms, W3 9.25 -> 9.87). */
+#ifndef DRS_PF_ROW_BYTES
+#define DRS_PF_ROW_BYTES 12288
+#endif
 /* below this many bytes read, the data comes from the caches and is not prefetched */
 #ifndef DRS_PF_MIN_BYTES
 #define DRS_PF_MIN_BYTES ((int64_t)8 << 20)
