@@ -521,26 +521,45 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
  * arithmetic of every element is that of the two separate passes (same
  * operations, same order), so the bits are identical to the unfused run. */
 #define DEFINE_FUSED2(NAME, A, GATHER_ROW)                                                      \
-    /* pass h's row from four input rows (OUTPUT_ROWS' four-tap sums, the same bits)   \
-     * with the four rows of the next output row (pf, rowlen apart) prefetched into    \
-     * the L2 a line each per line read: an integer downsampling by 4 (area) reads    \
-     * its rows of 4 KiB or more once each, four pages at a time, and the hardware's \
-     * prefetchers start anew in every page (W6 forward, drs_bench, thread CPU time,   \
-     * min of 6 alternating rounds at 1 thread: 2.38 -> 1.82 ms; into the L1, no       \
-     * faster than without; two output rows ahead, the same as one) */                 \
+    /* pass h's row from four input rows: OUTPUT_ROWS' four-tap sums, the same operations      \
+     * in the same order (w0 x0, then + w1 x1, + w2 x2, + w3 x3, each partial sum stored       \
+     * as the same float or double), one input row after the other, each read with the         \
+     * line 8 KiB further on requested into the L1 (past a row's end the next row's, past      \
+     * the fourth the next output row's first rows, which the caller checked exist).  An       \
+     * integer downsampling by 4 (area) reads its rows of 4 KiB or more once each.  Read       \
+     * four rows side by side, with the next output row's four prefetched into the L2 a        \
+     * line each per line read (on a Zen 4 core: W6 2.38 -> 1.82 ms against no prefetch),      \
+     * W6's forward took 1.82 ms at 1 thread on a Zen 5 core; row after row 1.26 ms            \
+     * (drs_bench, thread CPU time, min of 4 alternating rounds; 2 threads 0.81 -> 0.57        \
+     * ms; 4 KiB ahead 1.49, 2 KiB 1.62, 12 KiB 1.37; a loop reading 48 MiB in the two         \
+     * orders alone: 2.1 against 1.3 ms).  GCC vectors: the plain loop over a line's           \
+     * elements came out as scalar code. */                                                    \
     static inline __attribute__((always_inline)) void NAME##_tap4_pf(                          \
-        A *restrict tmp, const A *restrict x0, int64_t rowlen, const A *w,                     \
-        const A *pf)                                                                           \
+        A *restrict tmp, const A *restrict x0, int64_t rowlen, const A *w)                     \
     {                                                                                          \
+        typedef A vec_t __attribute__((vector_size(64)));                                      \
         const int64_t V = 64 / (int64_t)sizeof(A);                                             \
-        int64_t i = 0;                                                                         \
-        for (; i + V <= rowlen; i += V) {                                                      \
-            for (int k = 0; k < 4; k++)                                                        \
-                __builtin_prefetch(pf + k * rowlen + i, 0, 2);                                 \
-            OUTPUT_ROWS(A, A, tmp + i, x0 + i, w, 4, V, rowlen);                               \
+        const int64_t nv = rowlen / V * V;                                                     \
+        for (int k = 0; k < 4; k++) {                                                          \
+            const A *restrict xr = x0 + k * rowlen;                                            \
+            const A wk = w[k];                                                                 \
+            vec_t wv, xv, tv;                                                                  \
+            for (int l = 0; l < (int)V; l++)                                                   \
+                wv[l] = wk;                                                                    \
+            for (int64_t i = 0; i < nv; i += V) {                                              \
+                __builtin_prefetch((const void *)((uintptr_t)(xr + i) + 2 * DRS_PF_BYTES));    \
+                memcpy(&xv, xr + i, sizeof xv);                                                \
+                if (k == 0) {                                                                  \
+                    tv = wv * xv;                                                              \
+                } else {                                                                       \
+                    memcpy(&tv, tmp + i, sizeof tv);                                           \
+                    tv += wv * xv;                                                             \
+                }                                                                              \
+                memcpy(tmp + i, &tv, sizeof tv);                                               \
+            }                                                                                  \
+            for (int64_t q = nv; q < rowlen; q++)                                              \
+                tmp[q] = k == 0 ? wk * xr[q] : tmp[q] + wk * xr[q];                            \
         }                                                                                      \
-        if (i < rowlen)                                                                        \
-            OUTPUT_ROWS(A, A, tmp + i, x0 + i, w, 4, rowlen - i, rowlen);                      \
     }                                                                                          \
     /* a row (inner == 1) whose interior [u0, u1) is 2-periodic with two taps, when it     \
      * is streamed out: the lines of the interior straight from the registers            \
@@ -663,7 +682,7 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
         else if (nh_ == 4 && rowlen * (int64_t)sizeof(A) >= 4096 && oh + 1 < Oh &&            \
                  th->ntap[oh + 1] == 4 && th->first[oh + 1] >= th->first[oh] + 4)              \
             NAME##_tap4_pf(tmp, x + (b * Lh + th->first[oh]) * rowlen, rowlen,                 \
-                           Wh + oh * th->stride, x + (b * Lh + th->first[oh + 1]) * rowlen);   \
+                           Wh + oh * th->stride);                                              \
         else                                                                                   \
             PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
         A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
