@@ -174,7 +174,8 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
  * memory bounds them, the same within the noise).  The AVX-512 variant only:
  * in the AVX2 and baseline ones the blocks made W3 slower (19.4 -> 20.2 and
  * 23.8 -> 28.3 ms) and W1 no faster; and with 2 entries (W2) they came out as
- * scalar code (6.7 -> 9.8 ms): one plain loop there */
+ * scalar code (6.7 -> 9.8 ms): one plain loop there, where TROW_PER2_V16 (float)
+ * does not take the row */
 #define TROW_PER2_ONE(A, NT, STORE, jj)                                                        \
     do {                                                                                       \
         const int64_t j = (jj);                                                                \
@@ -185,14 +186,16 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         STORE;                                                                                 \
     } while (0)
 /* TROW_PER2's float rows (A, ts_t float; overwriting; at least 16 inputs) with NT
- * (4 or 8) entries an input in GCC vectors of 16 (the AVX-512 variant's registers):
+ * (2, 4 or 8) entries an input in GCC vectors of 16 (the AVX-512 variant's registers):
  * element k of 16 inputs is the even (k even) or odd lanes of the 32 floats from
  * s0 + 2 (j - j0) + k - k % 2, one shuffle each; the products and sums of
  * TROW_PER2_ONE in its order (the same bits); the last partial block formed as the
  * last 16 (some inputs twice).  The compiler's own loop over TROW_PER2_ONE kept
  * the weights' broadcasts and the block bookkeeping inside the loop (drs_bench,
  * 1 thread, thread CPU time, min of 4-6 alternating rounds: W1 backward 7.90 ->
- * 7.64 ms, W12 7.96 -> 7.66, W7 13.3 -> 13.0, W3 15.5 -> 14.3) */
+ * 7.64 ms, W12 7.96 -> 7.66, W7 13.3 -> 13.0, W3 15.5 -> 14.3; with 2 entries,
+ * against the plain loop, on a Zen 5 core: W2 4.62 -> 4.16 ms, 2 threads 2.47 ->
+ * 2.24) */
 typedef float drs_v16f __attribute__((vector_size(64)));
 #if defined(__clang__)
 #define TROW_V16_EVEN(a, b)                                                                    \
@@ -235,14 +238,18 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
     } while (0)
 #define TROW_PER2_LOOP(A, NT, STORE)                                                           \
     do {                                                                                       \
-        if (NT == 2 || !DRS_SIMD_MULTI || drs__simd_level() != DRS_SIMD_AVX512) {             \
+        if (!DRS_SIMD_MULTI || drs__simd_level() != DRS_SIMD_AVX512) {                         \
             for (int64_t q = tt->j0; q < tt->j1; q++)                                          \
                 TROW_PER2_ONE(A, NT, STORE, q);                                                \
             break;                                                                             \
         }                                                                                      \
-        if ((NT == 4 || NT == 8) && sizeof(A) == 4 && sizeof(ts_t) == 4 && !accumulate &&      \
-            tt->j1 - tt->j0 >= 16) {                                                           \
+        if (sizeof(A) == 4 && sizeof(ts_t) == 4 && !accumulate && tt->j1 - tt->j0 >= 16) {     \
             TROW_PER2_V16(NT);                                                                 \
+            break;                                                                             \
+        }                                                                                      \
+        if (NT == 2) {                                                                         \
+            for (int64_t q = tt->j0; q < tt->j1; q++)                                          \
+                TROW_PER2_ONE(A, NT, STORE, q);                                                \
             break;                                                                             \
         }                                                                                      \
         for (int64_t q16 = tt->j0; q16 < tt->j1; q16 += 16) {                                  \
