@@ -425,25 +425,15 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
             NAME##_span(tt, W, dy, dx, s * span, s * span + span < n ? s * span + span : n, O, \
                         inner, accumulate, dyn, 0, 0);                                         \
     }
-/* How far ahead a row read in ascending order is prefetched when into the L2
- * (pf_step's l2): the channels-last rows of tiled2 (64 KiB in W9), whose
- * prefetches into the L1, DRS_PF_BYTES ahead, waited for the L1's few miss
- * buffers (a quarter of the transposed pass).  W9 backward at 1 thread 10.3 ->
- * 8.9 ms 8 KiB ahead into the L2, 8.8 at 16 KiB, 8.7-9.0 at 32 KiB, 8.9 at
- * 64 KiB; at 2 threads 7.0-7.6 -> 5.8-5.9 at 32 KiB. */
-#define DRS_PF_L2_BYTES (8 * DRS_PF_BYTES)
-
-/* A row read in ascending order, prefetched pfd elements ahead: elements up
- * to hi (clipped to end) are wanted; prefetch those of [hi - pfd, hi) not
- * requested yet (*pf_at: requested up to here); l2: into the L2 only */
+/* A row read in ascending order, prefetched into the L1 pfd elements ahead:
+ * elements up to hi (clipped to end) are wanted; prefetch those of [hi - pfd, hi)
+ * not requested yet (*pf_at: requested up to here) */
 static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t end, int64_t pfd,
-                           size_t esz, int l2)
+                           size_t esz)
 {
     hi = hi < end ? hi : end;
     const int64_t lo = *pf_at > hi - pfd ? *pf_at : hi - pfd;
-    if (hi > lo && l2)
-        drs__prefetch_span_l2((const char *)base + lo * (int64_t)esz, hi - lo, esz);
-    else if (hi > lo)
+    if (hi > lo)
         drs__prefetch_span((const char *)base + lo * (int64_t)esz, hi - lo, esz);
     *pf_at = hi > *pf_at ? hi : *pf_at;
 }
@@ -452,22 +442,29 @@ static inline void pf_step(const void *base, int64_t *pf_at, int64_t hi, int64_t
  * dyn > 0 (dy's element count): dy is read DRS_PF_BYTES ahead of the last row
  * an input row reads (the rows advance with k: the tables are monotone, and
  * where they are not a prefetch only misses); its first pf_from elements are
- * already requested (by the caller's previous call on the rows before). */
+ * already requested (by the caller's previous call on the rows before).  far:
+ * DRS_PF_ROW_BYTES ahead instead of DRS_PF_BYTES, for the channels-last rows of
+ * tiled2 (64 KiB in W9).  Those were prefetched 32 KiB ahead into the L2 only,
+ * since into the L1 4 KiB ahead their prefetches had waited for the L1's few
+ * miss buffers (on a Zen 4 core: W9 backward 10.3 -> 8.9 ms at 1 thread); on a
+ * Zen 5 core 12 KiB ahead into the L1 is faster again (drs_bench, min of 5
+ * alternating rounds: 5.24 -> 4.62 ms at 1 thread, 3.51 -> 3.01 at 2; 16 KiB
+ * 4.79, 24 KiB 4.80, 32 KiB 4.89; into the L2 64 KiB ahead 5.13). */
 #define DEFINE_TPASS_SPAN(NAME, A)                                                             \
     DRS_SIMD_FN(NAME##_span,                                                                   \
                 (const drs_ttable *tt, const A *W, const A *dy, A *dx, int64_t k0, int64_t k1, \
                  int64_t O, int64_t inner, int accumulate, int64_t dyn, int64_t pf_from,       \
-                 int l2),                                                                      \
-                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn, pf_from, l2),               \
+                 int far),                                                                     \
+                (tt, W, dy, dx, k0, k1, O, inner, accumulate, dyn, pf_from, far),              \
     {                                                                                          \
         const int64_t Lin = tt->Lin;                                                           \
-        const int64_t pfd = (l2 ? DRS_PF_L2_BYTES : DRS_PF_BYTES) / (int64_t)sizeof(A);        \
+        const int64_t pfd = (far ? DRS_PF_ROW_BYTES : DRS_PF_BYTES) / (int64_t)sizeof(A);      \
         int64_t pf_at = pf_from; /* dy is prefetched up to here */                             \
         for (int64_t k = k0; k < k1; k++) {                                                    \
             const int64_t j = k % Lin, e1 = tt->off[j + 1];                                    \
             if (dyn && e1 > tt->off[j])                                                        \
                 pf_step(dy, &pf_at, ((k / Lin) * O + tt->o[e1 - 1] + 1) * inner + pfd, dyn,    \
-                        pfd, sizeof(A), l2);                                                   \
+                        pfd, sizeof(A));                                                       \
             TENTRY_INNER(A, A, j, dx + k * inner, dy + (k / Lin) * O * inner, 0);              \
         }                                                                                      \
     })
@@ -1069,7 +1066,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                  * 10.0-10.3 ms at 1 thread) */                                                \
                 TPASS_SPAN(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                       \
                            buf + (oh - r0) * inner, 0, c->ttw->Lin, c->Ow, c->inner, 0,        \
-                           (c->Oh - oh) * glen, DRS_PF_L2_BYTES / (int64_t)sizeof(A), 1);      \
+                           (c->Oh - oh) * glen, DRS_PF_ROW_BYTES / (int64_t)sizeof(A), 1);     \
             } else {                                                                           \
                 if (c->pf)                                                                     \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \

@@ -397,9 +397,10 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
 #ifndef DRS_PF_BYTES
 #define DRS_PF_BYTES 4096
 #endif
-/* How far ahead the 2-D data gradient's transposed rows (backward.c, the
- * AVX-512 blocks of 16 inputs of a period-two row) prefetch dy into the L1:
- * two lines a block as they read it.  On a Zen 5 core (drs_bench, 1 thread,
+/* How far ahead the 2-D data gradient's transposed rows (backward.c: the
+ * AVX-512 blocks of 16 inputs of a period-two row, two lines a block as they
+ * read it; and the channels-last rows, tpass_span's far) prefetch dy into the
+ * L1.  On a Zen 5 core (drs_bench, 1 thread,
  * thread CPU time, min of 4-5 alternating rounds) W10's backward 2.52 -> 1.85
  * ms, W1's 5.59 -> 4.93, W12's 5.57 -> 4.84, W3 and W7 within their spread; 2
  * threads (wall, min of 4) W10 1.50 -> 1.21, W1 3.83 -> 3.47, W12 3.87 ->
