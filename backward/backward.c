@@ -1074,9 +1074,12 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         const A *cd = G ? (const A *)G->cdw : NULL;                                            \
         /* the rows this block counts (a row the block before also forms is counted there) */  \
         const int64_t own0 = k > 0 && c->ohi[i0 - 1] > r0 ? c->ohi[i0 - 1] : r0;               \
-        /* while a dy row is transposed, the row's length of dy DRS_PF_BYTES further on        \
-         * (within image b) is requested: without it this sequential read ran well below       \
-         * the memory bandwidth (W1 backward about 30 % slower at 1 thread) */                 \
+        /* while a dy row is transposed, dy further on (within image b) is requested:          \
+         * without it this sequential read ran well below the memory bandwidth (W1             \
+         * backward about 30 % slower at 1 thread): rows under 8 KiB a row's length 4 or       \
+         * 8 KiB on into the L2 (drs__prefetch_ahead_l2) and, in the AVX-512 vector loop,      \
+         * DRS_PF_ROW_BYTES on into the L1; channels-last rows DRS_PF_ROW_BYTES on into        \
+         * the L1 as their inputs are reached (tpass_span, far) */                             \
         const int64_t glen = c->Ow * c->inner;                                                 \
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
         const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \

@@ -393,7 +393,8 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
  * reads DRS_PF_BYTES ahead are requested while it works on the current ones.
  * On the 2-core AVX-512 test machine the backward passes' reads of a large
  * output gradient ran about 25-45 % faster with it (CHANGELOG); the same in
- * the forward's fused pass, whose writes dominate, was slower and is not done. */
+ * the forward's fused pass, whose writes dominate, was slower there and is not
+ * done, except for its read-dominated four-tap rows (resample.c, tap4_pf). */
 #ifndef DRS_PF_BYTES
 #define DRS_PF_BYTES 4096
 #endif
@@ -407,9 +408,11 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
  * 3.52.  Without it that loop read dy at about half the rate of a plain read
  * loop (its arithmetic and the memory did not overlap).  4 KiB ahead: W10
  * 1.98 ms, W1 5.53; 8 KiB: 1.88 / 5.21; 16 KiB: 2.10 / 4.75; into the L2 only
- * (16 KiB): 2.22 / 4.90.  Done in every call, also where dy is in the caches
- * (hints that hit): asked only for a dy larger than the caches, through a
- * flag, the loop was slower (W1 4.86 -> 5.01 ms, W3 9.25 -> 9.87). */
+ * (16 KiB): 2.22 / 4.90.  The period-two rows prefetch in every call, also
+ * where dy is in the caches (hints that hit): asked only for a dy larger than
+ * the caches, through a flag, their loop was slower (W1 4.86 -> 5.01 ms, W3
+ * 9.25 -> 9.87); tpass_span's far rows only when dy is larger than the caches
+ * (tiled2's c->pf). */
 #ifndef DRS_PF_ROW_BYTES
 #define DRS_PF_ROW_BYTES 12288
 #endif

@@ -524,8 +524,8 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
     /* pass h's row from four input rows: OUTPUT_ROWS' four-tap sums, the same operations      \
      * in the same order (w0 x0, then + w1 x1, + w2 x2, + w3 x3, each partial sum stored       \
      * as the same float or double), one input row after the other, each read with the         \
-     * line 8 KiB further on requested into the L1 (past a row's end the next row's, past      \
-     * the fourth the next output row's first rows, which the caller checked exist).  An       \
+     * line 2 * DRS_PF_BYTES (8 KiB) further on requested into the L1 (a hint: past a row's    \
+     * end it falls in the rows that follow, the next output row's when they are next).  An    \
      * integer downsampling by 4 (area) reads its rows of 4 KiB or more once each.  Read       \
      * four rows side by side, with the next output row's four prefetched into the L2 a        \
      * line each per line read (on a Zen 4 core: W6 2.38 -> 1.82 ms against no prefetch),      \
