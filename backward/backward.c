@@ -238,16 +238,13 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
     } while (0)
 #define TROW_PER2_LOOP(A, NT, STORE)                                                           \
     do {                                                                                       \
-        if (!DRS_SIMD_MULTI || drs__simd_level() != DRS_SIMD_AVX512) {                         \
-            for (int64_t q = tt->j0; q < tt->j1; q++)                                          \
-                TROW_PER2_ONE(A, NT, STORE, q);                                                \
-            break;                                                                             \
-        }                                                                                      \
-        if (sizeof(A) == 4 && sizeof(ts_t) == 4 && !accumulate && tt->j1 - tt->j0 >= 16) {     \
+        const int avx512_ = DRS_SIMD_MULTI && drs__simd_level() == DRS_SIMD_AVX512;            \
+        if (avx512_ && sizeof(A) == 4 && sizeof(ts_t) == 4 && !accumulate &&                   \
+            tt->j1 - tt->j0 >= 16) {                                                           \
             TROW_PER2_V16(NT);                                                                 \
             break;                                                                             \
         }                                                                                      \
-        if (NT == 2) {                                                                         \
+        if (NT == 2 || !avx512_) {                                                             \
             for (int64_t q = tt->j0; q < tt->j1; q++)                                          \
                 TROW_PER2_ONE(A, NT, STORE, q);                                                \
             break;                                                                             \

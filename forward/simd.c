@@ -445,6 +445,17 @@ int drs__per2_stream_f32(float *y, const float *x0, const float *x1, const float
  * unless d is on a 64-byte line, n is a multiple of 16 and K * ns >= n (ns:
  * the elements of s), 2 <= K <= 8, and the variant in use is AVX-512. */
 #if DRS_SIMD_MULTI
+/* one vector of down_stream_avx512: 16 outputs (0 + w * (0 + c * x)) to d */
+DRS_TARGET_AVX512 static inline void down_put_avx512(float *d, __m512 x, __m512 c, __m512 vw,
+                                                     int nt)
+{
+    const __m512 z = _mm512_setzero_ps();
+    const __m512 y = _mm512_add_ps(z, _mm512_mul_ps(vw, _mm512_add_ps(z, _mm512_mul_ps(c, x))));
+    if (nt)
+        _mm512_stream_ps(d, y);
+    else
+        _mm512_store_ps(d, y);
+}
 DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64_t ns,
                                                  const float *c, int K, float w, int64_t n,
                                                  int nt)
@@ -463,7 +474,7 @@ DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64
         }
         dm[p] = (16 * (p + 1)) / K - (16 * p) / K;
     }
-    const __m512 vw = _mm512_set1_ps(w), z = _mm512_setzero_ps();
+    const __m512 vw = _mm512_set1_ps(w);
     if (P == 1) {
         /* K = 2, 4 or 8: every vector reads the dm[0] = 16 / K values from m0 = q0 / K
          * (K * ns >= n: all of them exist) with the same indices and coefficients,
@@ -475,15 +486,9 @@ DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64
         const __m512i vi = _mm512_loadu_si512((const void *)idx[0]);
         const __m512 vc = _mm512_loadu_ps(cf[0]);
         const float *sp = s;
-        for (int64_t q0 = 0; q0 < n; q0 += 16, sp += dm[0]) {
-            const __m512 x = _mm512_permutexvar_ps(vi, _mm512_maskz_loadu_ps(k, sp));
-            const __m512 t = _mm512_add_ps(z, _mm512_mul_ps(vc, x));
-            const __m512 y = _mm512_add_ps(z, _mm512_mul_ps(vw, t));
-            if (nt)
-                _mm512_stream_ps(d + q0, y);
-            else
-                _mm512_store_ps(d + q0, y);
-        }
+        for (int64_t q0 = 0; q0 < n; q0 += 16, sp += dm[0])
+            down_put_avx512(d + q0, _mm512_permutexvar_ps(vi, _mm512_maskz_loadu_ps(k, sp)), vc,
+                            vw, nt);
         return;
     }
     int p = 0;
@@ -493,12 +498,7 @@ DRS_TARGET_AVX512 static void down_stream_avx512(float *d, const float *s, int64
         const __mmask16 k = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
         const __m512 x = _mm512_permutexvar_ps(_mm512_loadu_si512((const void *)idx[p]),
                                                _mm512_maskz_loadu_ps(k, s + m0));
-        const __m512 t = _mm512_add_ps(z, _mm512_mul_ps(_mm512_loadu_ps(cf[p]), x));
-        const __m512 y = _mm512_add_ps(z, _mm512_mul_ps(vw, t));
-        if (nt)
-            _mm512_stream_ps(d + q0, y);
-        else
-            _mm512_store_ps(d + q0, y);
+        down_put_avx512(d + q0, x, _mm512_loadu_ps(cf[p]), vw, nt);
     }
 }
 #endif
