@@ -222,10 +222,9 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         for (int64_t q_ = 0; q_ < n_; q_ += 16) {                                              \
             const int64_t b_ = q_ + 16 <= n_ ? q_ : n_ - 16;                                   \
             drs_v16f acc_ = (drs_v16f){0};                                                     \
-            /* the block's two lines of dy DRS_PF_ROW_BYTES on (a hint: no access) */          \
-            const uintptr_t pa_ = (uintptr_t)(ss_ + 2 * b_) + DRS_PF_ROW_BYTES;                \
-            __builtin_prefetch((const void *)pa_);                                             \
-            __builtin_prefetch((const void *)(pa_ + 64));                                      \
+            /* the block's two lines of dy DRS_PF_ROW_BYTES on */                              \
+            drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES);                                  \
+            drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES + 64);                             \
             for (int k_ = 0; k_ < (NT); k_ += 2) {                                             \
                 drs_v16f lo_, hi_;                                                             \
                 memcpy(&lo_, ss_ + 2 * b_ + k_, sizeof lo_);                                   \
@@ -911,7 +910,7 @@ static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
 
 /* The difference form's rows of x, DIFF_PF_ROWS input rows ahead of the row x0
  * of n floats the current row of dy starts at, requested into the L1 when that
- * row moves on (a hint: the address is formed as an integer and may lie past x).
+ * row moves on (past x's last rows: hints that miss).
  * W12 with scales_delta on a Zen 5 core (drs_bench, min of 4 alternating
  * rounds): 10.8 -> 9.6 ms at 1 thread (thread CPU time), 5.77 -> 5.12 at 2,
  * against a data gradient of 4.6 and 3.4 ms; 2 or 3 rows ahead 10.8 / 9.9, 6
@@ -920,9 +919,9 @@ static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
 #define DIFF_PF_ROWS 4
 static inline void diff_prefetch_row(const float *x0, int64_t n)
 {
-    const uintptr_t a = (uintptr_t)x0 + (uintptr_t)(DIFF_PF_ROWS * n) * sizeof(float);
-    for (uintptr_t q = 0; q < (uintptr_t)n * sizeof(float); q += 64)
-        __builtin_prefetch((const void *)(a + q));
+    const size_t a = (size_t)(DIFF_PF_ROWS * n) * sizeof(float);
+    for (size_t q = 0; q < (size_t)n * sizeof(float); q += 64)
+        drs__prefetch_at(x0, a + q);
 }
 
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so

@@ -401,8 +401,8 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
 /* How far ahead the 2-D data gradient's transposed rows (backward.c: the
  * AVX-512 blocks of 16 inputs of a period-two row, two lines a block as they
  * read it; and the channels-last rows, tpass_span's far) prefetch dy into the
- * L1.  On a Zen 5 core (drs_bench, 1 thread,
- * thread CPU time, min of 4-5 alternating rounds) W10's backward 2.52 -> 1.85
+ * L1.  On a Zen 5 core (drs_bench, 1 thread, thread CPU time, min of 4-5
+ * alternating rounds) W10's backward 2.52 -> 1.85
  * ms, W1's 5.59 -> 4.93, W12's 5.57 -> 4.84, W3 and W7 within their spread; 2
  * threads (wall, min of 4) W10 1.50 -> 1.21, W1 3.83 -> 3.47, W12 3.87 ->
  * 3.52.  Without it that loop read dy at about half the rate of a plain read
@@ -420,6 +420,13 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
 #ifndef DRS_PF_MIN_BYTES
 #define DRS_PF_MIN_BYTES ((int64_t)8 << 20)
 #endif
+/* prefetch the line `ahead` bytes past p into the L1 (no access: never faults).
+ * The address is formed as an integer, not as p + ahead: it may lie past the
+ * end of the array p points into, a pointer C does not let a program form. */
+static inline void drs__prefetch_at(const void *p, size_t ahead)
+{
+    __builtin_prefetch((const void *)((uintptr_t)p + ahead));
+}
 /* prefetch the n elements of esz bytes at p (no access: never faults) */
 static inline void drs__prefetch_span(const void *p, int64_t n, size_t esz)
 {

@@ -547,7 +547,7 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
             for (int l = 0; l < (int)V; l++)                                                   \
                 wv[l] = wk;                                                                    \
             for (int64_t i = 0; i < nv; i += V) {                                              \
-                __builtin_prefetch((const void *)((uintptr_t)(xr + i) + 2 * DRS_PF_BYTES));    \
+                drs__prefetch_at(xr + i, 2 * DRS_PF_BYTES);                                    \
                 memcpy(&xv, xr + i, sizeof xv);                                                \
                 if (k == 0) {                                                                  \
                     tv = wv * xv;                                                              \
