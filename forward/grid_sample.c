@@ -885,6 +885,41 @@ gs_vbilin_avx512(const float *xc, const gs_vgroup *g, const uint8_t *full, int64
     }
 }
 
+/* gs_vbilin_avx512 for the planes of two channels, xc and xc + Q, into yc and
+ * yd: the group's weights, window indices and branches are shared, each
+ * channel's arithmetic is gs_vbilin_avx512's (the same bits).  xn, xn2: the
+ * planes of the two channels after them, prefetched into the L1 (each may be
+ * NULL). */
+DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
+gs_vbilin2_avx512(const float *xc, int64_t Q, const gs_vgroup *g, const uint8_t *full,
+                  int64_t ng, float *yc, float *yd, const float *xn, const float *xn2, int64_t W)
+{
+    for (int64_t j = 0; j < ng; j++) {
+        if (!full[j])
+            continue;
+        const gs_vgroup *q = g + j;
+        __m512d x[4], z[4];
+        if (xn)
+            drs_gs_prefetch_taps(xn, W, q->o0, q->o2, &q->win, 0);
+        if (xn2)
+            drs_gs_prefetch_taps(xn2, W, q->o0, q->o2, &q->win, 0);
+        if (q->win.perm)
+            drs_gs_window4x2_avx512(xc, Q, W, &q->win, x, z);
+        else {
+            drs_gs_gather4_avx512(xc, q->o0, q->o2, x);
+            drs_gs_gather4_avx512(xc + Q, q->o0, q->o2, z);
+        }
+        __m512d acc = _mm512_setzero_pd(), acd = acc;
+        for (int k = 0; k < 4; k++) {
+            const __m512d wk = _mm512_loadu_pd(q->w[k]);
+            acc = _mm512_add_pd(acc, _mm512_mul_pd(wk, x[k]));
+            acd = _mm512_add_pd(acd, _mm512_mul_pd(wk, z[k]));
+        }
+        _mm256_storeu_ps(yc + j * GS_VP, _mm512_cvtpd_ps(acc));
+        _mm256_storeu_ps(yd + j * GS_VP, _mm512_cvtpd_ps(acd));
+    }
+}
+
 DRS_TARGET_AVX2 static inline __attribute__((always_inline)) void
 gs_vbilin_avx2(const float *xc, const gs_vgroup *g, const uint8_t *full, int64_t ng, float *yc,
                const float *xn, int l2)
@@ -918,6 +953,13 @@ DRS_TARGET_AVX512 static void gs_vbilin_avx512_l2(const float *xc, const gs_vgro
 {
     gs_vbilin_avx512(xc, g, full, ng, yc, xn, W, 1);
 }
+DRS_TARGET_AVX512 static void gs_vbilin2_avx512_l1(const float *xc, int64_t Q, const gs_vgroup *g,
+                                                   const uint8_t *full, int64_t ng, float *yc,
+                                                   float *yd, const float *xn, const float *xn2,
+                                                   int64_t W)
+{
+    gs_vbilin2_avx512(xc, Q, g, full, ng, yc, yd, xn, xn2, W);
+}
 DRS_TARGET_AVX2 static void gs_vbilin_avx2_l1(const float *xc, const gs_vgroup *g,
                                               const uint8_t *full, int64_t ng, float *yc,
                                               const float *xn)
@@ -950,6 +992,28 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
         (l2 ? gs_vbilin_avx2_l2 : gs_vbilin_avx2_l1)(xc, g, full, ng, yc, xn);
 #else
     (void)level, (void)xc, (void)g, (void)full, (void)ng, (void)yc, (void)xn, (void)W, (void)Q;
+#endif
+}
+
+/* gs_vbilin for the channels of the planes xc and xc + Q (into yc, yd) at once,
+ * with AVX-512 and planes under GS_PF_L2_BYTES; 0 (nothing written) otherwise.
+ * xn, xn2 as gs_vbilin2_avx512's.  Drs_bench, 1 thread, thread CPU time, min of
+ * 5 alternating rounds on a Zen 5 core: W8a's forward 2.70 -> 2.32 ms, W8b's
+ * 2.69 -> 2.38; W11's 1 MiB planes, their next two channels prefetched into
+ * the L2, 3.54 -> 3.59 (3.79 -> 3.91 with --cold), so they stay one by one. */
+static int gs_vbilin2(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
+                      int64_t ng, float *yc, float *yd, const float *xn, const float *xn2,
+                      int64_t W, int64_t Q)
+{
+#if DRS_SIMD_MULTI
+    if (level != DRS_SIMD_AVX512 || Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES)
+        return 0;
+    gs_vbilin2_avx512_l1(xc, Q, g, full, ng, yc, yd, xn, xn2, W);
+    return 1;
+#else
+    (void)level, (void)xc, (void)g, (void)full, (void)ng, (void)yc, (void)yd, (void)xn;
+    (void)xn2, (void)W, (void)Q;
+    return 0;
 #endif
 }
 
@@ -1471,10 +1535,12 @@ static int gs_vnearest(int level, const drs_gs_plan *p, const drs_tensor *grid, 
  * its taps are known: the channel loop reads that plane right after, and no
  * plane before it prefetched them (drs_bench --cold, 1 thread, min of 5
  * alternating rounds: W11's forward 5.31 -> 4.96 ms, W8b's 4.24 -> 4.11, W8a's
- * 4.30 -> 4.21) */
+ * 4.30 -> 4.21); x1 (or NULL) the second plane, which the channel pairs of
+ * gs_vbilin2 read with the first (on a Zen 5 core: W8a 2.69 -> 2.43 ms with
+ * --cold, 2.49 -> 2.36 without) */
 static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor *grid,
                               int64_t pt0, int64_t np, const drs_gs_block *bt, gs_vgroup *g,
-                              uint8_t *full, const float *x0)
+                              uint8_t *full, const float *x0, const float *x1)
 {
     const int direct = p->in[1] <= GS_VEC_MAX_L && p->in[2] <= GS_VEC_MAX_L;
     const int64_t ng = np / GS_VP;
@@ -1485,13 +1551,15 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
             done = level == DRS_SIMD_AVX512 ? gs_vtaps_avx512(p, grid, pt0 + j * GS_VP, g + j)
                                             : gs_vtaps_avx2(p, grid, pt0 + j * GS_VP, g + j);
 #else
-        (void)level, (void)direct, (void)x0;
+        (void)level, (void)direct, (void)x0, (void)x1;
 #endif
         if (done) {
             full[j] = 1;
 #if DRS_SIMD_MULTI
             if (x0) /* the first plane's pixels (into the L1) */
                 drs_gs_prefetch_taps(x0, p->in[2], g[j].o0, g[j].o2, &g[j].win, 0);
+            if (x1) /* the second one's, which the channel pairs read with it */
+                drs_gs_prefetch_taps(x1, p->in[2], g[j].o0, g[j].o2, &g[j].win, 0);
 #endif
             continue;
         }
@@ -1506,6 +1574,20 @@ static int64_t gs_block_vtaps(int level, const drs_gs_plan *p, const drs_tensor 
         drs_gs_block_taps(p, grid, pt0 + ng * GS_VP, np - ng * GS_VP, &tail);
     }
     return ng;
+}
+
+/* The grid values of the points [pt, pt + np) of an image of P points (np
+ * clipped to the image), requested into the L1: GS_FORWARD's next block's,
+ * whose taps are computed before anything else (drs_bench, 1 thread, min of 5
+ * alternating rounds on a Zen 5 core: W8c's forward 1.34 -> 1.28 ms, with
+ * --cold 1.43 -> 1.38; W8a, W8b unchanged) */
+static void gs_prefetch_points(const drs_tensor *grid, int64_t pt, int64_t np, int64_t P)
+{
+    const int64_t e = pt % P + np < P ? np : P - pt % P;
+    const size_t vs = 2 * drs_dtype_size(grid->dtype); /* (2-D: two values a point) */
+    const char *b = (const char *)grid->data + (size_t)pt * vs;
+    for (size_t q = 0; q < (size_t)e * vs; q += 64)
+        __builtin_prefetch(b + q);
 }
 
 /* Whether GS_FORWARD (float32) streams its output out (drs__stream_footprint):
@@ -1556,19 +1638,24 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
         for (int64_t blk = 0; blk < NB; blk++) {                                               \
             const int64_t n = blk / nb, q0 = (blk % nb) * bp;                                  \
             const int64_t q1 = q0 + bp < P ? q0 + bp : P;                                      \
+            if ((VEC) && blk + 1 < NB) /* the next block's grid points, into the L1 */        \
+                gs_prefetch_points(grid, (blk + 1) / nb * P + (blk + 1) % nb * bp, bp, P);     \
             int64_t off[DRS_GS_BLOCK_ENTRIES];                                                 \
             double w[DRS_GS_BLOCK_ENTRIES];                                                    \
             int32_t nt[DRS_GS_BLOCK_ENTRIES];                                                  \
             drs_gs_v2d wt[DRS_GS_BLOCK_ENTRIES / 2]; /* bilinear: pairs of points */           \
             const drs_gs_block bt = {off, w, nt, {NULL, NULL, NULL}, NULL};                    \
             /* strm: a channel's row, formed where drs__place() puts it in sslot */          \
-            _Alignas(64) T sslot[(VEC) ? DRS_GS_BLOCK_ENTRIES + 4096 / sizeof(T) : 1];         \
+            _Alignas(64) T sslot[2][(VEC) ? DRS_GS_BLOCK_ENTRIES + 4096 / sizeof(T) : 1];      \
             gs_vgroup vg[GS_MAX_VGROUPS];                                                      \
             uint8_t vfull[GS_MAX_VGROUPS] = {0};                                               \
             int64_t nvg = 0;                                                                   \
             if (vlev) /* (the taps of a full group may be left out of off, w, nt) */           \
                 nvg = gs_block_vtaps(vlev, p, grid, n * P + q0, q1 - q0, &bt, vg, vfull,       \
-                                     (const float *)(const void *)(x + n * C * Q));            \
+                                     (const float *)(const void *)(x + n * C * Q),             \
+                                     C > 1 && Q * (int64_t)sizeof(float) < GS_PF_L2_BYTES      \
+                                         ? (const float *)(const void *)(x + (n * C + 1) * Q)  \
+                                         : NULL);                                              \
             else                                                                               \
                 drs_gs_block_taps(p, grid, n * P + q0, q1 - q0, &bt);                          \
             for (int64_t b = 0; b + 1 < q1 - q0 && bilin2d; b += 2)                            \
@@ -1587,10 +1674,12 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
             int64_t rb[GS_MAX_NGROUPS + 1], re[GS_MAX_NGROUPS + 1];                            \
             const int64_t nr = mt == 1 ? drs_gs_runs(q1 - q0, nng, GS_NP, nok, rb, re)         \
                                        : drs_gs_runs(q1 - q0, nvg, GS_VP, vfull, rb, re);      \
+            int vdone = 0; /* channel c's vector groups were formed with channel c - 1's */   \
             for (int64_t c = 0; c < C; c++) {                                                  \
                 const T *xc = x + (n * C + c) * Q;                                             \
                 T *const yo = y + (n * C + c) * P + q0;                                        \
-                T *const sbuf = strm ? (T *)drs__place(sslot, yo, DRS_PLACE_DELTA) : NULL;     \
+                T *const sbuf =                                                                \
+                    strm ? (T *)drs__place(sslot[c & 1], yo, DRS_PLACE_DELTA) : NULL;          \
                 T *const yc = strm ? sbuf : yo;                                                \
                 if (mt == 1) {                                                                 \
                     if (nng) /* (VEC: T is float) */                                           \
@@ -1610,11 +1699,23 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
                         drs__stream_put(&ws, yo, sbuf, (size_t)(q1 - q0) * sizeof(T));         \
                     continue;                                                                  \
                 }                                                                              \
-                if (nvg) /* (VEC: T is float) */                                               \
-                    gs_vbilin(vlev, (const float *)(const void *)xc, vg, vfull, nvg,           \
-                              (float *)(void *)yc,                                             \
-                              c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL,        \
-                              p->in[2], Q);                                                    \
+                if (nvg && vdone) /* (VEC: T is float) */                                      \
+                    vdone = 0;                                                                 \
+                else if (nvg) {                                                                \
+                    /* channels c and c + 1 at once, c + 1's row where its turn puts it */     \
+                    T *const yc2 = c + 1 == C ? NULL                                           \
+                                   : strm     ? (T *)drs__place(sslot[(c + 1) & 1], yo + P,    \
+                                                                DRS_PLACE_DELTA)               \
+                                              : yo + P;                                        \
+                    const float *const xf = (const float *)(const void *)xc;                   \
+                    vdone = yc2 && gs_vbilin2(vlev, xf, vg, vfull, nvg, (float *)(void *)yc,   \
+                                              (float *)(void *)yc2,                            \
+                                              c + 2 < C ? xf + 2 * Q : NULL,                   \
+                                              c + 3 < C ? xf + 3 * Q : NULL, p->in[2], Q);     \
+                    if (!vdone)                                                                \
+                        gs_vbilin(vlev, xf, vg, vfull, nvg, (float *)(void *)yc,               \
+                                  c + 1 < C ? xf + Q : NULL, p->in[2], Q);                     \
+                }                                                                              \
                 for (int64_t r = 0; r < nr; r++)                                               \
                 for (int64_t b = rb[r]; b < re[r]; b++) {                                      \
                     const int64_t *o = off + b * mt;                                           \

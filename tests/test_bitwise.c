@@ -37,7 +37,8 @@ typedef struct spec {
     int special;  /* GridSample 2-D with a grid of special values (special_grid):
                      1 GridSample-9 (OpenVINO), 2 GridSample-16 (ONNX); 3: a smooth
                      warp (warp_grid), GridSample-16; 4: two images of large planes,
-                     GridSample-16 */
+                     GridSample-16; 5: as 3 with 5 channels (the forward's vector
+                     groups take channels in pairs: an odd one is left) */
     int wide;     /* resampling: x [1, 8, 64, 1044] (rows of 4 KiB and more) at scale
                      set 3 {0.25, 0.25}: the fused forward's four-row vertical pass that
                      prefetches the next output row's rows (area, cubic) */
@@ -227,9 +228,9 @@ static void warp_grid(drs_dtype dt, void *g, const int64_t *gs)
 }
 
 /* GridSample: data [2, 16, 41, 37] (16 channels: the backward's scatter
- * scheme, whose channel groups depend on the thread count) with a grid
- * [2, 33, 35, 2], or (special 4) data [2, 16, 272, 272] with a grid
- * [2, 40, 40, 2], or data
+ * scheme, whose channel groups depend on the thread count; 5 with special 5)
+ * with a grid [2, 33, 35, 2], or (special 4) data [2, 16, 272, 272] with a
+ * grid [2, 40, 40, 2], or data
  * [2, 4, 9, 11, 13] with a grid [2, 7, 9, 10, 3]; coordinates in
  * [-1.2, 1.2] (some outside). */
 static drs_status run_grid(const spec *s, uint64_t *h)
@@ -239,7 +240,8 @@ static drs_status run_grid(const spec *s, uint64_t *h)
     ga.mode = (drs_grid_mode)s->mode;
     ga.padding_mode = (drs_grid_padding)s->pad;
     ga.align_corners = s->align;
-    drs_tensor x = {s->dt, 4, {2, 16, 41, 37}, NULL}, g = {s->dt, 4, {2, 33, 35, 2}, NULL};
+    drs_tensor x = {s->dt, 4, {2, s->special == 5 ? 5 : 16, 41, 37}, NULL};
+    drs_tensor g = {s->dt, 4, {2, 33, 35, 2}, NULL};
     if (s->special == 4) { /* planes of 73,984 pixels: the vector scatter's large planes
                               (image tasks at 2 threads, one team of 16 threads at 16, a
                               team capped at 28 threads at 64) */
@@ -270,7 +272,7 @@ static drs_status run_grid(const spec *s, uint64_t *h)
         else if (s->dt == DRS_F64)
             ((double *)x.data)[i] = -0.0;
     g.data = fill(s->dt, numel(&g), 7, -1.2, 1.2);
-    if (s->special == 3)
+    if (s->special == 3 || s->special == 5)
         warp_grid(s->dt, g.data, g.shape);
     else if (s->special == 1 || s->special == 2)
         special_grid(s->dt, g.data, numel(&g));
@@ -315,6 +317,7 @@ static void add(spec s)
                  : s.special == 2 ? "16-4d-special"
                  : s.special == 3 ? "16-4d-warp"
                  : s.special == 4 ? "16-4d-large-plane"
+                 : s.special == 5 ? "16-4d-warp-5-channels"
                  : s.rank5        ? "5d"
                                   : "4d",
                  drs_grid_mode_str((drs_grid_mode)s.mode, 20),
@@ -391,6 +394,8 @@ static void build_cases(void)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, sp, 0});
                             if (!r5)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 3, 0});
+                            if (!r5 && !bwd)
+                                add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 5, 0});
                             if (!r5 && bwd && !al && m != DRS_GRID_NEAREST)
                                 add((spec){GRID, all[t], m, 0, 0, bwd, 0, pad, al, 0, 4, 0});
                         }
