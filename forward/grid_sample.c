@@ -1164,10 +1164,11 @@ DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const in
 }
 
 /* groups j < ng with ok[j] of the plane xc into yc[j * GS_NP ...]; the same
- * rows of the plane xn (the next channel, or NULL) are prefetched */
-DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
-                                              const uint8_t *ok, int64_t ng, float *yc,
-                                              const float *xn)
+ * rows of the plane xn (the next channel, or NULL) are prefetched, into the
+ * L2 only with l2 */
+DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
+gs_vnear_avx512(const float *xc, const gs_nwin *g, const uint8_t *ok, int64_t ng, float *yc,
+                const float *xn, int l2)
 {
     for (int64_t j = 0; j < ng; j++) {
         if (!ok[j])
@@ -1179,9 +1180,22 @@ DRS_TARGET_AVX512 static void gs_vnear_avx512(const float *xc, const gs_nwin *g,
         v = _mm512_mask_permutexvar_ps(v, q->m2, ix, _mm512_loadu_ps(b + q->row[1]));
         v = _mm512_mask_permutexvar_ps(v, q->m3, ix, _mm512_loadu_ps(b + q->row[2]));
         if (xn)
-            gs_nwin_prefetch(xn, q, 1);
+            gs_nwin_prefetch(xn, q, l2);
         _mm512_storeu_ps(yc + j * GS_NP, _mm512_add_ps(_mm512_setzero_ps(), v));
     }
+}
+/* the two prefetch levels as constants, each its own loop */
+DRS_TARGET_AVX512 static void gs_vnear_avx512_l1(const float *xc, const gs_nwin *g,
+                                                 const uint8_t *ok, int64_t ng, float *yc,
+                                                 const float *xn)
+{
+    gs_vnear_avx512(xc, g, ok, ng, yc, xn, 0);
+}
+DRS_TARGET_AVX512 static void gs_vnear_avx512_l2(const float *xc, const gs_nwin *g,
+                                                 const uint8_t *ok, int64_t ng, float *yc,
+                                                 const float *xn)
+{
+    gs_vnear_avx512(xc, g, ok, ng, yc, xn, 1);
 }
 #endif
 
@@ -1198,13 +1212,22 @@ static int64_t gs_nwindows_vec(const int64_t *off, const int32_t *nt, int64_t np
 #endif
 }
 
+/* The next channel's rows go to the L1 below GS_PF_L2_BYTES a plane, as the
+ * bilinear groups' (gs_vbilin).  Into the L2 (as every plane's were before),
+ * W8c's forward through the Python package took 2.0-3.3 ms in most of its
+ * calls in a process that also ran PyTorch's and OpenCV's, against 1.3-1.5
+ * alone and 1.2-1.3 in drs_bench (Zen 5, 1 thread); into the L1 1.34-1.43
+ * ms there, 1.12-1.14 in drs_bench. */
 static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const float *xc, float *yc,
-                     const float *xn)
+                     const float *xn, int64_t Q)
 {
 #if DRS_SIMD_MULTI
-    gs_vnear_avx512(xc, g, ok, ng, yc, xn);
+    if (Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES)
+        gs_vnear_avx512_l2(xc, g, ok, ng, yc, xn);
+    else
+        gs_vnear_avx512_l1(xc, g, ok, ng, yc, xn);
 #else
-    (void)g, (void)ok, (void)ng, (void)xc, (void)yc, (void)xn;
+    (void)g, (void)ok, (void)ng, (void)xc, (void)yc, (void)xn, (void)Q;
 #endif
 }
 
@@ -1685,7 +1708,8 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
                     if (nng) /* (VEC: T is float) */                                           \
                         gs_vnear(nw, nok, nng, (const float *)(const void *)xc,                \
                                  (float *)(void *)yc,                                          \
-                                 c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL);    \
+                                 c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL,     \
+                                 Q);                                                           \
                     for (int64_t r = 0; r < nr; r++)                                           \
                     for (int64_t b = rb[r]; b < re[r]; b++) {                                  \
                         double acc = 0.0;                                                      \
