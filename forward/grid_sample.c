@@ -1185,17 +1185,14 @@ gs_vnear_avx512(const float *xc, const gs_nwin *g, const uint8_t *ok, int64_t ng
     }
 }
 /* the two prefetch levels as constants, each its own loop */
-DRS_TARGET_AVX512 static void gs_vnear_avx512_l1(const float *xc, const gs_nwin *g,
+DRS_TARGET_AVX512 static void gs_vnear_avx512_lv(const float *xc, const gs_nwin *g,
                                                  const uint8_t *ok, int64_t ng, float *yc,
-                                                 const float *xn)
+                                                 const float *xn, int l2)
 {
-    gs_vnear_avx512(xc, g, ok, ng, yc, xn, 0);
-}
-DRS_TARGET_AVX512 static void gs_vnear_avx512_l2(const float *xc, const gs_nwin *g,
-                                                 const uint8_t *ok, int64_t ng, float *yc,
-                                                 const float *xn)
-{
-    gs_vnear_avx512(xc, g, ok, ng, yc, xn, 1);
+    if (l2)
+        gs_vnear_avx512(xc, g, ok, ng, yc, xn, 1);
+    else
+        gs_vnear_avx512(xc, g, ok, ng, yc, xn, 0);
 }
 #endif
 
@@ -1222,10 +1219,7 @@ static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const floa
                      const float *xn, int64_t Q)
 {
 #if DRS_SIMD_MULTI
-    if (Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES)
-        gs_vnear_avx512_l2(xc, g, ok, ng, yc, xn);
-    else
-        gs_vnear_avx512_l1(xc, g, ok, ng, yc, xn);
+    gs_vnear_avx512_lv(xc, g, ok, ng, yc, xn, Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES);
 #else
     (void)g, (void)ok, (void)ng, (void)xc, (void)yc, (void)xn, (void)Q;
 #endif
