@@ -1095,10 +1095,12 @@ static int64_t gs_nwindows(const int64_t *off, const int32_t *nt, int64_t np, in
  * never give, goes through drs_gs_row_col); the same windows, the same ok.
  * x0 (or NULL): the block's first plane, whose window rows are requested as
  * each window is found (as gs_block_vtaps does; W8c's forward 1.98 -> 1.90 ms
- * at 1 thread, 2.17 -> 2.10 with --cold, min of 5 alternating rounds) */
+ * at 1 thread, 2.17 -> 2.10 with --cold, min of 5 alternating rounds); x1 (or
+ * NULL) the second, whose rows are requested too: the channel loop prefetches
+ * two planes on (GS_FORWARD) */
 DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const int32_t *nt,
                                                     int64_t np, int64_t W, gs_nwin *g,
-                                                    uint8_t *ok, const float *x0)
+                                                    uint8_t *ok, const float *x0, const float *x1)
 {
     const int64_t ng = np / GS_NP;
     const __m512d inv = _mm512_set1_pd(1.0 / (double)W);
@@ -1159,12 +1161,14 @@ DRS_TARGET_AVX512 static int64_t gs_nwindows_avx512(const int64_t *off, const in
         ok[j] = 1;
         if (x0) /* the window's rows in the first plane (gs_block_vtaps' x0) */
             gs_nwin_prefetch(x0, q, 0);
+        if (x1)
+            gs_nwin_prefetch(x1, q, 0);
     }
     return ng;
 }
 
 /* groups j < ng with ok[j] of the plane xc into yc[j * GS_NP ...]; the same
- * rows of the plane xn (the next channel, or NULL) are prefetched, into the
+ * rows of the plane xn (the channel two on, or NULL) are prefetched, into the
  * L2 only with l2 */
 DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
 gs_vnear_avx512(const float *xc, const gs_nwin *g, const uint8_t *ok, int64_t ng, float *yc,
@@ -1199,22 +1203,26 @@ DRS_TARGET_AVX512 static void gs_vnear_avx512_lv(const float *xc, const gs_nwin 
 /* gs_nwindows, with AVX-512 where the library has it (the only caller runs on
  * AVX-512 CPUs) */
 static int64_t gs_nwindows_vec(const int64_t *off, const int32_t *nt, int64_t np, int64_t W,
-                               gs_nwin *g, uint8_t *ok, const float *x0)
+                               gs_nwin *g, uint8_t *ok, const float *x0, const float *x1)
 {
 #if DRS_SIMD_MULTI
-    return gs_nwindows_avx512(off, nt, np, W, g, ok, x0);
+    return gs_nwindows_avx512(off, nt, np, W, g, ok, x0, x1);
 #else
-    (void)x0;
+    (void)x0, (void)x1;
     return gs_nwindows(off, nt, np, W, g, ok);
 #endif
 }
 
-/* The next channel's rows go to the L1 below GS_PF_L2_BYTES a plane, as the
- * bilinear groups' (gs_vbilin).  Into the L2 (as every plane's were before),
- * W8c's forward through the Python package took 2.0-3.3 ms in most of its
- * calls in a process that also ran PyTorch's and OpenCV's, against 1.3-1.5
- * alone and 1.2-1.3 in drs_bench (Zen 5, 1 thread); into the L1 1.34-1.43
- * ms there, 1.12-1.14 in drs_bench. */
+/* The rows of xn (the channel two on: GS_FORWARD) go to the L1 below
+ * GS_PF_L2_BYTES a plane, as the bilinear groups' (gs_vbilin).  Into the L2
+ * (as every plane's were before), W8c's forward through the Python package
+ * took 2.0-3.3 ms in most of its calls in a process that also ran PyTorch's
+ * and OpenCV's, against 1.3-1.5 alone and 1.2-1.3 in drs_bench (Zen 5, 1
+ * thread); into the L1 1.34-1.43 ms there, 1.12-1.14 in drs_bench.  Two
+ * channels on instead of the next (with the block's second plane requested
+ * with its first): drs_bench 1.17 -> 1.18 ms, with --cold 1.37 -> 1.19, at 2
+ * threads 0.72-0.80 -> 0.59-0.68; the package's calls in such a process
+ * 1.27-1.38 ms. */
 static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const float *xc, float *yc,
                      const float *xn, int64_t Q)
 {
@@ -1685,7 +1693,9 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
             int64_t nng = 0;                                                                   \
             if ((VEC) && mt == 1 && drs_gs_vlevel() == DRS_SIMD_AVX512)                        \
                 nng = gs_nwindows_vec(off, nt, q1 - q0, p->in[2], nw, nok, /* rows W apart */ \
-                                      (const float *)(const void *)(x + n * C * Q));           \
+                                      (const float *)(const void *)(x + n * C * Q),            \
+                                      C > 1 ? (const float *)(const void *)(x + (n * C + 1) * Q) \
+                                            : NULL);                                           \
             /* the runs [rb[r], re[r]) of points outside the full groups: the scalar     \
              * loop's */                                                                 \
             int64_t rb[GS_MAX_NGROUPS + 1], re[GS_MAX_NGROUPS + 1];                            \
@@ -1702,7 +1712,7 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
                     if (nng) /* (VEC: T is float) */                                           \
                         gs_vnear(nw, nok, nng, (const float *)(const void *)xc,                \
                                  (float *)(void *)yc,                                          \
-                                 c + 1 < C ? (const float *)(const void *)(xc + Q) : NULL,     \
+                                 c + 2 < C ? (const float *)(const void *)(xc + 2 * Q) : NULL, \
                                  Q);                                                           \
                     for (int64_t r = 0; r < nr; r++)                                           \
                     for (int64_t b = rb[r]; b < re[r]; b++) {                                  \
