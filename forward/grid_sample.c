@@ -19,9 +19,13 @@
 #include "grid_sample.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 #define PAR_MIN_WORK 16384
 
@@ -975,17 +979,39 @@ DRS_TARGET_AVX2 static void gs_vbilin_avx2_l2(const float *xc, const gs_vgroup *
 #endif
 
 /* The next channel's pixels go to the L2 only when a plane has GS_PF_L2_BYTES
- * or more: measured on a 2-core AVX-512 machine (drs_bench, 1 thread, thread CPU
- * time, min of 4-5 alternating rounds, --cold), W11's 1 MiB planes took 6.3 ms
- * with prefetches into the L1 and 5.1 ms into the L2 (6.2 against 5.2 with its
- * input in the caches), while W8a's and W8b's 64 KiB planes took 2-3 % longer
- * (4.13 -> 4.22 and 4.10 -> 4.21 ms) */
+ * or more and the L1 data cache holds less than GS_PF_L1_BIG.  Measured with
+ * drs_bench, 1 thread, thread CPU time, min of 4-5 alternating rounds:
+ * - on a Zen 4 core (32 KiB L1d), with --cold, W11's 1 MiB planes took 6.3 ms
+ *   with prefetches into the L1 and 5.1 ms into the L2 (6.2 against 5.2 with
+ *   its input in the caches), while W8a's and W8b's 64 KiB planes took 2-3 %
+ *   longer (4.13 -> 4.22 and 4.10 -> 4.21 ms);
+ * - on a Zen 5 core (48 KiB L1d) W11 took 3.96 ms into the L2 and 3.60 into
+ *   the L1 with the channels in pairs (gs_vbilin2; --cold 4.02 / 3.64, at 2
+ *   threads 1.98-2.41 / 1.86-1.88), and W8c's nearest windows were slow into
+ *   the L2 (gs_vnear).
+ * An L1d of unknown size counts as small. */
 #define GS_PF_L2_BYTES ((int64_t)1 << 20)
+#define GS_PF_L1_BIG ((long)48 << 10)
+static int gs_pf_l2(int64_t plane_bytes)
+{
+    if (plane_bytes < GS_PF_L2_BYTES)
+        return 0;
+    static _Atomic long l1d = -1;
+    long v = atomic_load_explicit(&l1d, memory_order_relaxed);
+    if (v < 0) {
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+        v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#endif
+        v = v > 0 ? v : 0;
+        atomic_store_explicit(&l1d, v, memory_order_relaxed);
+    }
+    return v < GS_PF_L1_BIG;
+}
 static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
                       int64_t ng, float *yc, const float *xn, int64_t W, int64_t Q)
 {
 #if DRS_SIMD_MULTI
-    const int l2 = Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES;
+    const int l2 = gs_pf_l2(Q * (int64_t)sizeof(float));
     if (level == DRS_SIMD_AVX512)
         (l2 ? gs_vbilin_avx512_l2 : gs_vbilin_avx512_l1)(xc, g, full, ng, yc, xn, W);
     else
@@ -996,17 +1022,18 @@ static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint
 }
 
 /* gs_vbilin for the channels of the planes xc and xc + Q (into yc, yd) at once,
- * with AVX-512 and planes under GS_PF_L2_BYTES; 0 (nothing written) otherwise.
- * xn, xn2 as gs_vbilin2_avx512's.  Drs_bench, 1 thread, thread CPU time, min of
- * 5 alternating rounds on a Zen 5 core: W8a's forward 2.70 -> 2.32 ms, W8b's
- * 2.69 -> 2.38; W11's 1 MiB planes, their next two channels prefetched into
- * the L2, 3.54 -> 3.59 (3.79 -> 3.91 with --cold), so they stay one by one. */
+ * with AVX-512 where the next planes go to the L1 (gs_pf_l2); 0 (nothing
+ * written) otherwise.  xn, xn2 as gs_vbilin2_avx512's.  Drs_bench, 1 thread,
+ * thread CPU time, min of 5 alternating rounds on a Zen 5 core: W8a's forward
+ * 2.70 -> 2.32 ms, W8b's 2.69 -> 2.38; W11's 1 MiB planes in pairs with their
+ * next two channels prefetched into the L2 3.54 -> 3.59 (3.79 -> 3.91 with
+ * --cold), so where they go to the L2 they stay one by one. */
 static int gs_vbilin2(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
                       int64_t ng, float *yc, float *yd, const float *xn, const float *xn2,
                       int64_t W, int64_t Q)
 {
 #if DRS_SIMD_MULTI
-    if (level != DRS_SIMD_AVX512 || Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES)
+    if (level != DRS_SIMD_AVX512 || gs_pf_l2(Q * (int64_t)sizeof(float)))
         return 0;
     gs_vbilin2_avx512_l1(xc, Q, g, full, ng, yc, yd, xn, xn2, W);
     return 1;
@@ -1213,12 +1240,12 @@ static int64_t gs_nwindows_vec(const int64_t *off, const int32_t *nt, int64_t np
 #endif
 }
 
-/* The rows of xn (the channel two on: GS_FORWARD) go to the L1 below
- * GS_PF_L2_BYTES a plane, as the bilinear groups' (gs_vbilin).  Into the L2
- * (as every plane's were before), W8c's forward through the Python package
- * took 2.0-3.3 ms in most of its calls in a process that also ran PyTorch's
- * and OpenCV's, against 1.3-1.5 alone and 1.2-1.3 in drs_bench (Zen 5, 1
- * thread); into the L1 1.34-1.43 ms there, 1.12-1.14 in drs_bench.  Two
+/* The rows of xn (the channel two on: GS_FORWARD) go to the L1 where the
+ * bilinear groups' do (gs_pf_l2).  Into the L2 (as every plane's were
+ * before), W8c's forward through the Python package took 2.0-3.3 ms in most
+ * of its calls in a process that also ran PyTorch's and OpenCV's, against
+ * 1.3-1.5 alone and 1.2-1.3 in drs_bench (Zen 5, 1 thread); into the L1
+ * 1.34-1.43 ms there, 1.12-1.14 in drs_bench.  Two
  * channels on instead of the next (with the block's second plane requested
  * with its first): drs_bench 1.17 -> 1.18 ms, with --cold 1.37 -> 1.19, at 2
  * threads 0.72-0.80 -> 0.59-0.68; the package's calls in such a process
@@ -1227,7 +1254,7 @@ static void gs_vnear(const gs_nwin *g, const uint8_t *ok, int64_t ng, const floa
                      const float *xn, int64_t Q)
 {
 #if DRS_SIMD_MULTI
-    gs_vnear_avx512_lv(xc, g, ok, ng, yc, xn, Q * (int64_t)sizeof(float) >= GS_PF_L2_BYTES);
+    gs_vnear_avx512_lv(xc, g, ok, ng, yc, xn, gs_pf_l2(Q * (int64_t)sizeof(float)));
 #else
     (void)g, (void)ok, (void)ng, (void)xc, (void)yc, (void)xn, (void)Q;
 #endif
@@ -1678,7 +1705,7 @@ static int gs_stream_output(const drs_gs_plan *p, const drs_tensor *grid, int64_
             if (vlev) /* (the taps of a full group may be left out of off, w, nt) */           \
                 nvg = gs_block_vtaps(vlev, p, grid, n * P + q0, q1 - q0, &bt, vg, vfull,       \
                                      (const float *)(const void *)(x + n * C * Q),             \
-                                     C > 1 && Q * (int64_t)sizeof(float) < GS_PF_L2_BYTES      \
+                                     C > 1 && !gs_pf_l2(Q * (int64_t)sizeof(float))           \
                                          ? (const float *)(const void *)(x + (n * C + 1) * Q)  \
                                          : NULL);                                              \
             else                                                                               \
