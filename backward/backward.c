@@ -504,6 +504,8 @@ typedef struct tiled2_grad {
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
     const void *cdk;              /* E^T periodic: cd of the interior by tap (tvrow_per2) */
     int cdk_unit;                 /* 1: cdk holds cv[k] * cd (every interior tap weight -1, 0, 1) */
+    int vz;                       /* V as trow over Z = cd ⊙ dy, not vrow_per2 (periodic E^T
+                                   * whose tap weights are not all -1, 0, 1: cubic) */
     const void *x;
     double *part;                 /* two per row of dy */
     double evh;
@@ -965,7 +967,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
             if (tvf) {                                                                         \
                 /* V formed with T by TVROW */                                                 \
             } else if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&               \
-                       tv->j1 > tv->j0) {                                                      \
+                       tv->j1 > tv->j0 && !G->vz) {                                            \
                 VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                              \
             } else if (G->factored) {                                                          \
                 if (c->inner == 1)                                                             \
@@ -1971,8 +1973,6 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             /* cdk[k * nin + t] = cd[o0 + 2t + k]: tap k of interior input j0 + t */
             const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
             const size_t esz = f32 ? sizeof(float) : sizeof(double);
-            if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
-                goto nomem;
             /* every interior tap weight -1, 0 or 1 (linear): cdk holds cv[k] * cd, which
              * tvrow_per2 multiplies by dy once instead of twice, for the same bits */
             const int64_t ev0 = ttwd.off[ttwd.j0];
@@ -1982,20 +1982,29 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                 cv[k] = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
                 unit &= cv[k] == -1.0 || cv[k] == 0.0 || cv[k] == 1.0;
             }
-            for (int k = 0; k < ttwd.un; k++) {
-                const double v = cv[k];
-                for (int64_t t = 0; t < nin; t++) {
-                    if (f32) {
-                        const float c = (float)cd[o0 + 2 * t + k];
-                        ((float *)cdk)[k * nin + t] = unit ? (float)v * c : c;
-                    } else {
-                        const double c = cd[o0 + 2 * t + k];
-                        ((double *)cdk)[k * nin + t] = unit ? v * c : c;
+            /* Otherwise (cubic) V is trow over Z = cd ⊙ dy, formed once an output, not
+             * tvrow_per2's cd · dy once a tap (8 an input) nor vrow_per2: the same bits
+             * (each V[j] the same sum of the same products in the same order).  W12 in
+             * cubic mode with scales_delta on a Zen 5 core (drs_bench, 1 thread, thread
+             * CPU time, 5 alternating rounds): 22.18-22.57 ms fused, 23.42-24.45 with
+             * vrow_per2, 21.04-21.98 this way. */
+            if (!unit) {
+                G.vz = 1;
+            } else {
+                if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
+                    goto nomem;
+                for (int k = 0; k < ttwd.un; k++) {
+                    const double v = cv[k];
+                    for (int64_t t = 0; t < nin; t++) {
+                        if (f32)
+                            ((float *)cdk)[k * nin + t] = (float)v * (float)cd[o0 + 2 * t + k];
+                        else
+                            ((double *)cdk)[k * nin + t] = v * cd[o0 + 2 * t + k];
                     }
                 }
+                G.cdk = cdk;
+                G.cdk_unit = unit;
             }
-            G.cdk = cdk;
-            G.cdk_unit = unit;
         }
     }
     G.dwh = dwh;
