@@ -502,8 +502,8 @@ typedef struct tiled2_grad {
     const void *dwh;              /* thd's dw in the data's type */
     const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
-    const void *cdk;              /* E^T periodic: cd of the interior by tap (tvrow_per2) */
-    int cdk_unit;                 /* 1: cdk holds cv[k] * cd (every interior tap weight -1, 0, 1) */
+    const void *cdk;              /* E^T periodic, every interior tap weight -1, 0 or 1: cv[k]
+                                   * * cd of the interior by tap (tvrow_per2) */
     int vz;                       /* V as trow over Z = cd ⊙ dy, not vrow_per2 (periodic E^T
                                    * whose tap weights are not all -1, 0, 1: cubic) */
     const void *x;
@@ -690,30 +690,27 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
  * g, when both transposed tables are periodic with period two over the same
  * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
  * and each V[j] vrow_per2's (cd[o] * g[o] formed in the same way, the terms
- * in the same order), so both have the bits of the two separate calls.  In
- * the interior, tap k of input j0 + t reads cd[o0 + 2t + k] as cdk[k * nin + t]
- * (tiled2_grad), a unit-stride load. */
-#define TVROW_PER2_LOOP(A, NT, VTERM)                                                          \
+ * in the same order), so both have the bits of the two separate calls.  Only
+ * where every interior tap weight cv[k] of E^T is -1, 0 or 1 (linear): in the
+ * interior, tap k of input j0 + t reads cv[k] * cd[o0 + 2t + k] as
+ * cdk[k * nin + t] (tiled2_grad), a unit-stride load, and (cv[k] * cd) * g is
+ * the number cv[k] * (cd * g) with a multiply less. */
+#define TVROW_PER2_LOOP(A, NT)                                                                 \
     for (int64_t t = 0; t < nin; t++) {                                                        \
         const A *s = s0 + 2 * t;                                                               \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += VTERM;                                                                       \
+            av += cdk[k * nin + t] * s[k];                                                     \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
     }
-/* V's term: cv[k] * (cd * s); with unit (every cv[k] -1, 0 or 1) cdk holds
- * cv[k] * cd, and (cv[k] * cd) * s is the same number with a multiply less */
-#define TV_TERM (cv[k] * (cdk[k * nin + t] * s[k]))
-#define TV_TERM_UNIT (cdk[k * nin + t] * s[k])
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *cdk, int unit, const A *g, A *restrict T,               \
-                 A *restrict V),                                                               \
-                (tt, Wt, tv, Wv, cd, cdk, unit, g, T, V), {                                    \
+                 const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V),         \
+                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
@@ -730,25 +727,16 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             V[j] = av;                                                                         \
         }                                                                                      \
         const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
-        const int64_t ev0 = tv->off[tt->j0];                                                   \
         const A *s0 = g + o0;                                                                  \
-        A ct[8], cv[8];                                                                        \
-        for (int k = 0; k < tt->un; k++) {                                                     \
+        A ct[8];                                                                               \
+        for (int k = 0; k < tt->un; k++)                                                       \
             ct[k] = Wt[e0 + k];                                                                \
-            cv[k] = Wv[ev0 + k];                                                               \
-        }                                                                                      \
-        if (unit && tt->un == 2)                                                               \
-            TVROW_PER2_LOOP(A, 2, TV_TERM_UNIT)                                                \
-        else if (unit && tt->un == 4)                                                          \
-            TVROW_PER2_LOOP(A, 4, TV_TERM_UNIT)                                                \
-        else if (unit)                                                                         \
-            TVROW_PER2_LOOP(A, 8, TV_TERM_UNIT)                                                \
-        else if (tt->un == 2)                                                                  \
-            TVROW_PER2_LOOP(A, 2, TV_TERM)                                                     \
+        if (tt->un == 2)                                                                       \
+            TVROW_PER2_LOOP(A, 2)                                                              \
         else if (tt->un == 4)                                                                  \
-            TVROW_PER2_LOOP(A, 4, TV_TERM)                                                     \
+            TVROW_PER2_LOOP(A, 4)                                                              \
         else                                                                                   \
-            TVROW_PER2_LOOP(A, 8, TV_TERM)                                                     \
+            TVROW_PER2_LOOP(A, 8)                                                              \
     })
 DEFINE_TVROW_PER2(tvrow_per2_f32, float)
 DEFINE_TVROW_PER2(tvrow_per2_f64, double)
@@ -1096,8 +1084,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (tvf && oh >= own0)                                                         \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
-                          (const A *)G->cdk, G->cdk_unit, g + oh * glen, buf + (oh - r0) * inner, \
-                          V);                                                                  \
+                          (const A *)G->cdk, g + oh * glen, buf + (oh - r0) * inner, V);       \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
                          buf + (oh - r0) * inner, c->inner, 0);                                \
@@ -1970,11 +1957,11 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
         /* (with the difference form every row's V is its own or vrow_per2's: no cdk) */
         if (!G.diff && G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0 &&
             prod(p->in_shape, aw->axis + 1, p->rank) == 1) { /* tvrow_per2's rows (inner 1) */
-            /* cdk[k * nin + t] = cd[o0 + 2t + k]: tap k of interior input j0 + t */
+            /* every interior tap weight -1, 0 or 1 (linear): cdk[k * nin + t] = cv[k] *
+             * cd[o0 + 2t + k] (tap k of interior input j0 + t), which tvrow_per2
+             * multiplies by dy once instead of twice, for the same bits */
             const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
             const size_t esz = f32 ? sizeof(float) : sizeof(double);
-            /* every interior tap weight -1, 0 or 1 (linear): cdk holds cv[k] * cd, which
-             * tvrow_per2 multiplies by dy once instead of twice, for the same bits */
             const int64_t ev0 = ttwd.off[ttwd.j0];
             double cv[8]; /* the interior's tap weights, as tvrow_per2 reads them */
             int unit = 1;
@@ -2003,7 +1990,6 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                     }
                 }
                 G.cdk = cdk;
-                G.cdk_unit = unit;
             }
         }
     }

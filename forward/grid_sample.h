@@ -298,36 +298,6 @@ DRS_TARGET_AVX512 static inline void drs_gs_window4_avx512(const float *xc, int6
     x[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(bot));
     x[3] = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot), 1)));
 }
-/* drs_gs_window4_avx512 of the planes xc (into x) and xc + Q (into z) with the
- * window's indices loaded and its shape tested once */
-DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
-drs_gs_window4x2_avx512(const float *xc, int64_t Q, int64_t W, const drs_gs_window *w,
-                        __m512d x[4], __m512d z[4])
-{
-    const __m512i ix = _mm512_loadu_si512((const void *)w->pidx);
-    __m512 top[2], bot[2];
-    for (int c = 0; c < 2; c++) {
-        const float *b = xc + w->base + c * Q;
-        const __m512 r0 = _mm512_loadu_ps(b), r1 = _mm512_loadu_ps(b + W);
-        const __m512 r2 = w->perm >= 2 ? _mm512_loadu_ps(b + 2 * W) : r1;
-        top[c] = _mm512_permutex2var_ps(r0, ix, r1);
-        bot[c] = _mm512_permutex2var_ps(r1, ix, r2);
-        if (w->perm == 3) {
-            const __m512 r3 = _mm512_loadu_ps(b + 3 * W);
-            top[c] = _mm512_mask_permutexvar_ps(top[c], w->m2, ix, r2);
-            bot[c] = _mm512_mask_permutexvar_ps(bot[c], w->m2, ix, r3);
-        }
-    }
-    for (int c = 0; c < 2; c++) {
-        __m512d *v = c ? z : x;
-        v[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(top[c]));
-        v[1] = _mm512_cvtps_pd(
-            _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(top[c]), 1)));
-        v[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(bot[c]));
-        v[3] = _mm512_cvtps_pd(
-            _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(bot[c]), 1)));
-    }
-}
 /* the window's rows in the plane xn */
 static inline __attribute__((always_inline)) void
 drs_gs_prefetch_window(const float *xn, int64_t W, const drs_gs_window *w, int l2)
