@@ -338,7 +338,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             TENTRY_GENERAL(A, j);                                                              \
     })
 /* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
- * the rows from output obase on); with 1 to 4 entries, one sweep over d */
+ * the rows from output obase on); with 1 to 8 entries, one sweep over d */
 #define TSWEEP(A, d, NE)                                                                       \
     do {                                                                                       \
         for (int64_t i = 0; i < inner; i++) {                                                  \
@@ -348,28 +348,38 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             (d)[i] = accumulate ? (d)[i] + acc_ : acc_;                                        \
         }                                                                                      \
     } while (0)
-/* the 1 to 4 entries [e0, e0 + ne) of one input: weights w4[k] = W[e] and rows
- * s4[k] of src (which holds the rows from output obase on, inner apart);
+/* the 1 to 8 entries [e0, e0 + ne) of one input: weights w8[k] = W[e] and rows
+ * s8[k] of src (which holds the rows from output obase on, inner apart);
  * slots past ne repeat the first entry */
-#define TTAPS4(tt, W, e0, ne, src, obase, inner, w4, s4)                                       \
-    for (int k_ = 0; k_ < 4; k_++) {                                                           \
+#define TTAPS8(tt, W, e0, ne, src, obase, inner, w4, s4)                                       \
+    for (int k_ = 0; k_ < 8; k_++) {                                                           \
         const int64_t e_ = (e0) + (k_ < (ne) ? k_ : 0);                                        \
         (w4)[k_] = (W)[e_];                                                                    \
         (s4)[k_] = (src) + ((tt)->o[e_] - (obase)) * (inner);                                  \
     }
-#define TENTRY_INNER(A, TS, j, d, src, obase)                                                  \
+/* NMAX (4 or 8, a constant): the most entries summed in one sweep; more are
+ * summed over d one entry at a time.  8 in tiled2's blocks (bicubic 2x: 8 T
+ * rows an input row; W3's backward 9.4 -> 8.0 ms at 1 thread, thread CPU time,
+ * min of 4 alternating rounds on a Zen 5 core); 4 in trow's and tpass's
+ * channels-last rows, where the larger switch made the surrounding code of
+ * trow slower (W5's backward 4.8 -> 5.0 ms) */
+#define TENTRY_INNER_N(A, TS, j, d, src, obase, NMAX)                                          \
     do {                                                                                       \
         const int64_t e0_ = tt->off[j], e1_ = tt->off[(j) + 1];                                \
         const int64_t ne_ = e1_ - e0_;                                                         \
-        if (ne_ >= 1 && ne_ <= 4) { /* every entry in one sweep, same order */                 \
-            const TS *s_[4];                                                                   \
-            A w_[4];                                                                           \
-            TTAPS4(tt, W, e0_, ne_, src, obase, inner, w_, s_)                                 \
+        if (ne_ >= 1 && ne_ <= (NMAX)) { /* every entry in one sweep, same order */            \
+            const TS *s_[8];                                                                   \
+            A w_[8];                                                                           \
+            TTAPS8(tt, W, e0_, ne_, src, obase, inner, w_, s_)                                 \
             switch (ne_) {                                                                     \
             case 1: TSWEEP(A, d, 1); break;                                                    \
             case 2: TSWEEP(A, d, 2); break;                                                    \
             case 3: TSWEEP(A, d, 3); break;                                                    \
-            default: TSWEEP(A, d, 4); break;                                                   \
+            case 4: TSWEEP(A, d, 4); break;                                                    \
+            case 5: if ((NMAX) > 4) TSWEEP(A, d, 5); break;                                    \
+            case 6: if ((NMAX) > 4) TSWEEP(A, d, 6); break;                                    \
+            case 7: if ((NMAX) > 4) TSWEEP(A, d, 7); break;                                    \
+            default: if ((NMAX) > 4) TSWEEP(A, d, 8); break;                                   \
             }                                                                                  \
         } else if (!accumulate) {                                                              \
             for (int64_t i = 0; i < inner; i++)                                                \
@@ -389,6 +399,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             }                                                                                  \
         }                                                                                      \
     } while (0)
+#define TENTRY_INNER(A, TS, j, d, src, obase) TENTRY_INNER_N(A, TS, j, d, src, obase, 4)
 DEFINE_TROW(trow_f32, float, float)
 DEFINE_TROW(trow_f64, double, double)
 DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
@@ -1014,18 +1025,18 @@ static void tiled2_direct_f32(const tiled2 *c, int64_t task)
     }
 }
 
-/* dx row j of a float block (1 to 4 T rows, src holding the rows from obase on)
+/* dx row j of a float block (1 to 8 T rows, src holding the rows from obase on)
  * streamed out from the registers, not formed in the buffer and copied
  * (drs__tsweep_stream_f32: TSWEEP's sums, the same bits); 0 when it cannot */
 static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j, float *d,
                                  const float *src, int64_t obase, int64_t inner)
 {
     const int64_t e0 = tt->off[j], ne = tt->off[j + 1] - e0;
-    if (ne < 1 || ne > 4)
+    if (ne < 1 || ne > 8)
         return 0;
-    const float *s[4];
-    float w[4];
-    TTAPS4(tt, W, e0, ne, src, obase, inner, w, s)
+    const float *s[8];
+    float w[8];
+    TTAPS8(tt, W, e0, ne, src, obase, inner, w, s)
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 
@@ -1101,10 +1112,10 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                                               (const float *)buf, r0, inner))                  \
                         continue;                                                              \
                     A *ob = buf + c->sbuf;                                                     \
-                    TENTRY_INNER(A, A, j, ob, buf, r0);                                        \
+                    TENTRY_INNER_N(A, A, j, ob, buf, r0, 8);                                  \
                     drs__stream_put(ws, d + j * inner, ob, (size_t)inner * sizeof(A));         \
                 } else {                                                                       \
-                    TENTRY_INNER(A, A, j, d + j * inner, buf, r0);                             \
+                    TENTRY_INNER_N(A, A, j, d + j * inner, buf, r0, 8);                      \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \

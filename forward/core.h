@@ -309,9 +309,9 @@ int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,
                           const float *W, int64_t stride, int64_t n, int64_t c0, int64_t inner,
                           const float *xr, int64_t rowlen, int nh, int64_t pf0, int64_t pfs);
-/* an input row of the 2-D data gradient, 0 + w[0] s[0][i] (+ ...), ne (1 to 4)
- * terms, streamed out from the registers (simd.c); s and w have 4 entries each
- * (those past ne are read, not used); 0 when it cannot (nothing written) */
+/* an input row of the 2-D data gradient, 0 + w[0] s[0][i] (+ ...), ne (1 to 8)
+ * terms, streamed out from the registers (simd.c); s and w have ne entries (at
+ * least); 0 when it cannot (nothing written) */
 int drs__tsweep_stream_f32(float *d, const float *const *s, const float *w, int ne,
                            int64_t inner);
 /* a row's 2-periodic two-tap interior streamed out from the registers

@@ -177,47 +177,60 @@ DRS_TARGET_AVX2 static void lerp2_stream_avx2(float *y, const float *tmp, const 
     }
 }
 #endif
-/* d[0..inner) = 0 + w[0] s[0][i] (+ w[1] s[1][i] ...), ne (1 to 4) terms in
+/* d[0..inner) = 0 + w[0] s[0][i] (+ w[1] s[1][i] ...), ne (1 to 8) terms in
  * that order (backward.c's TSWEEP, overwriting: the same bits), written with
  * streaming stores from the registers */
 #if DRS_SIMD_MULTI
+/* the loop for NE terms (a constant: one straight sweep) */
+#define TSWEEP_STREAM(NE, V, ZERO, SET1, LOAD, ADD, MUL, STREAM, STEP)                         \
+    do {                                                                                       \
+        V wv_[NE];                                                                             \
+        for (int k_ = 0; k_ < (NE); k_++)                                                      \
+            wv_[k_] = SET1(w[k_]);                                                             \
+        for (int64_t i = 0; i < inner; i += (STEP)) {                                          \
+            V a_ = ADD(ZERO(), MUL(wv_[0], LOAD(s[0] + i)));                                   \
+            for (int k_ = 1; k_ < (NE); k_++)                                                  \
+                a_ = ADD(a_, MUL(wv_[k_], LOAD(s[k_] + i)));                                   \
+            STREAM(d + i, a_);                                                                 \
+        }                                                                                      \
+    } while (0)
+#define TSWEEP_STREAM_512(NE)                                                                  \
+    TSWEEP_STREAM(NE, __m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps,              \
+                  _mm512_add_ps, _mm512_mul_ps, _mm512_stream_ps, 16)
+#define TSWEEP_STREAM_256(NE)                                                                  \
+    TSWEEP_STREAM(NE, __m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps,              \
+                  _mm256_add_ps, _mm256_mul_ps, _mm256_stream_ps, 8)
+/* the loop of M for ne's value */
+#define TSWEEP_STREAM_NE(M)                                                                    \
+    switch (ne) {                                                                              \
+    case 1: M(1); break;                                                                       \
+    case 2: M(2); break;                                                                       \
+    case 3: M(3); break;                                                                       \
+    case 4: M(4); break;                                                                       \
+    case 5: M(5); break;                                                                       \
+    case 6: M(6); break;                                                                       \
+    case 7: M(7); break;                                                                       \
+    default: M(8); break;                                                                      \
+    }
 DRS_TARGET_AVX512 static void tsweep_stream_avx512(float *d, const float *const *s,
                                                    const float *w, int ne, int64_t inner)
 {
-    const __m512 z = _mm512_setzero_ps(), w0 = _mm512_set1_ps(w[0]), w1 = _mm512_set1_ps(w[1]),
-                 w2 = _mm512_set1_ps(w[2]), w3 = _mm512_set1_ps(w[3]);
-    for (int64_t i = 0; i < inner; i += 16) {
-        __m512 a = _mm512_add_ps(z, _mm512_mul_ps(w0, _mm512_loadu_ps(s[0] + i)));
-        if (ne > 1)
-            a = _mm512_add_ps(a, _mm512_mul_ps(w1, _mm512_loadu_ps(s[1] + i)));
-        if (ne > 2)
-            a = _mm512_add_ps(a, _mm512_mul_ps(w2, _mm512_loadu_ps(s[2] + i)));
-        if (ne > 3)
-            a = _mm512_add_ps(a, _mm512_mul_ps(w3, _mm512_loadu_ps(s[3] + i)));
-        _mm512_stream_ps(d + i, a);
-    }
+    TSWEEP_STREAM_NE(TSWEEP_STREAM_512);
 }
 DRS_TARGET_AVX2 static void tsweep_stream_avx2(float *d, const float *const *s, const float *w,
                                                int ne, int64_t inner)
 {
-    const __m256 z = _mm256_setzero_ps(), w0 = _mm256_set1_ps(w[0]), w1 = _mm256_set1_ps(w[1]),
-                 w2 = _mm256_set1_ps(w[2]), w3 = _mm256_set1_ps(w[3]);
-    for (int64_t i = 0; i < inner; i += 8) {
-        __m256 a = _mm256_add_ps(z, _mm256_mul_ps(w0, _mm256_loadu_ps(s[0] + i)));
-        if (ne > 1)
-            a = _mm256_add_ps(a, _mm256_mul_ps(w1, _mm256_loadu_ps(s[1] + i)));
-        if (ne > 2)
-            a = _mm256_add_ps(a, _mm256_mul_ps(w2, _mm256_loadu_ps(s[2] + i)));
-        if (ne > 3)
-            a = _mm256_add_ps(a, _mm256_mul_ps(w3, _mm256_loadu_ps(s[3] + i)));
-        _mm256_stream_ps(d + i, a);
-    }
+    TSWEEP_STREAM_NE(TSWEEP_STREAM_256);
 }
+#undef TSWEEP_STREAM_NE
+#undef TSWEEP_STREAM_512
+#undef TSWEEP_STREAM_256
+#undef TSWEEP_STREAM
 #endif
 int drs__tsweep_stream_f32(float *d, const float *const *s, const float *w, int ne, int64_t inner)
 {
 #if DRS_SIMD_MULTI
-    if (((uintptr_t)d & 63) || inner % 16 || ne < 1 || ne > 4)
+    if (((uintptr_t)d & 63) || inner % 16 || ne < 1 || ne > 8)
         return 0;
     const int l = drs__simd_level();
     if (l == DRS_SIMD_AVX512)

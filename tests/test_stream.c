@@ -59,33 +59,36 @@ static void one_sequence(unsigned char *got, unsigned char *want, const unsigned
 }
 
 /* The 2-D data gradient's rows streamed from the registers
- * (drs__tsweep_stream_f32): 0 + w[0] s[0][i] (+ w[1] s[1][i] ...) for 1 to 4
+ * (drs__tsweep_stream_f32): 0 + w[0] s[0][i] (+ w[1] s[1][i] ...) for 1 to 8
  * terms, the bits of the same sums in C; a destination off a 64-byte line, a
- * length not a multiple of 16 or a count outside 1..4 is refused with
+ * length not a multiple of 16 or a count outside 1..8 is refused with
  * nothing written; the baseline variant refuses everything. */
 static void tsweep_rows(void)
 {
     enum { L = 1040 };
-    float *src = malloc(4 * L * sizeof(float)), *d = aligned_alloc(64, (L + 32) * sizeof(float));
+    float *src = malloc(8 * L * sizeof(float));
+    float *d = aligned_alloc(64, (L + 32) * sizeof(float));
     if (!src || !d) {
         CHECK(0, "tsweep: out of memory");
         free(src);
         free(d);
         return;
     }
-    for (int i = 0; i < 4 * L; i++)
+    for (int i = 0; i < 8 * L; i++)
         src[i] = (float)((int)(next() % 2001) - 1000) / 37.0f;
-    const float w[4] = {0.25f, 0.75f, -0.6f, 1.0f / 3.0f};
-    const float *s[4] = {src + 3 * L, src + L, src, src + 2 * L}; /* any order in memory */
+    const float w[9] = {0.25f, 0.75f, -0.6f,        1.0f / 3.0f, -0.09375f,
+                        1.5f,  0.1f,  -2.0f / 7.0f, 3.0f};
+    const float *s[9] = {src + 3 * L, src + L,     src,         src + 2 * L, src + 7 * L,
+                         src + 5 * L, src + 4 * L, src + 6 * L, src}; /* any order in memory */
     const int64_t lens[4] = {16, 48, 1024, 1040};
     const int simd = drs__simd_level() != DRS_SIMD_BASELINE;
-    for (int ne = 0; ne <= 5; ne++)
+    for (int ne = 0; ne <= 9; ne++)
         for (int li = 0; li < 4; li++) {
             const int64_t inner = lens[li];
             for (int64_t i = 0; i < L + 32; i++)
                 d[i] = -7.0f;
             const int r = drs__tsweep_stream_f32(d, s, w, ne, inner);
-            const int want = simd && ne >= 1 && ne <= 4;
+            const int want = simd && ne >= 1 && ne <= 8;
             CHECK(r == want, "tsweep ne %d inner %lld: returned %d", ne, (long long)inner, r);
             int bad = -1;
             for (int64_t i = 0; i < L + 32 && bad < 0; i++) {
