@@ -1353,12 +1353,37 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
     }
     {
         const void *cur = dy->data;
-        for (int a = T.nact - 1; a >= 0; a--) {
+        int a = T.nact - 1;
+        /* the last two passes (the first two transposed) over adjacent axes: one tiled
+         * sweep (backward2_tiled) on the shape before them, into buf[0], and the rest of
+         * the chain from there.  Each element is the arithmetic of the two separate
+         * passes (the same bits); dy's transposed rows never go to memory.  W7 (3-D,
+         * 2x up on every axis) backward on a Zen 5 core, 1 thread: 10.9 -> 3.7 ms. */
+        if (T.nact >= 3 && buf[0] &&
+            p->pass[T.active[a]].axis == p->pass[T.active[a - 1]].axis + 1) {
+            drs_plan q = *p;
+            memcpy(q.in_shape, shp[a - 1], sizeof q.in_shape);
+            drs_tables T2 = T;
+            T2.nact = 2;
+            T2.active[0] = T.active[a - 1];
+            T2.active[1] = T.active[a];
+            drs_tensor mid = *dx;
+            memcpy(mid.shape, shp[a - 1], sizeof mid.shape);
+            mid.data = buf[0];
+            int done2 = 0;
+            if ((st = backward2_tiled(&q, &T2, &mid, dy, 0, NULL, &done2)))
+                goto out;
+            if (done2) {
+                cur = buf[0];
+                a -= 2;
+            }
+        }
+        for (; a >= 0; a--) {
             const drs_axis_plan *ap = &p->pass[T.active[a]];
             const int64_t outer = prod(shp[a], 0, ap->axis);
             const int64_t inner = prod(shp[a], ap->axis + 1, p->rank);
             const int last = a == 0;
-            void *dst = last ? dx->data : buf[(T.nact - 1 - a) & 1];
+            void *dst = last ? dx->data : cur == buf[0] ? buf[1] : buf[0];
             if (is_f32)
                 tpass_f32(cur, dst, outer, ap->O, inner, &tt[a], last && accumulate);
             else

@@ -157,6 +157,31 @@ static void adjoint(opcase *c)
     free(dx);
 }
 
+/* a Resize-19 case in scales mode on nax axes of a rank-`rank` shape */
+typedef struct {
+    int rank;
+    int64_t shape[5];
+    int nax, axes[4];
+    double sc[4];
+    drs_interp_mode m;
+} resize_spec;
+static void resize19_case(opcase *c, int rank, const int64_t *shape, int nax, const int *axes,
+                          const double *sc, drs_interp_mode m)
+{
+    memset(c, 0, sizeof *c);
+    c->family = 1;
+    c->rank = rank;
+    memcpy(c->shape, shape, sizeof(int64_t) * (size_t)rank);
+    c->ra = drs_resize_attrs_default(19);
+    c->ra.mode = m;
+    c->ra.n_axes = nax;
+    for (int a = 0; a < nax; a++) {
+        c->ra.axes[a] = axes[a];
+        c->scales[a] = sc[a];
+    }
+    c->ri = (drs_resize_inputs){NULL, 0, c->scales, nax, NULL, 0};
+}
+
 /* Output gradients larger than the caches (more than 8 MiB) are read ahead
  * with software prefetches (the fused 2-D pass, channels-first and
  * channels-last, and the general pass of a 3-D resize): the same adjoint
@@ -164,34 +189,88 @@ static void adjoint(opcase *c)
  * sanitizers too) on real sizes. */
 static void large_adjoint(void)
 {
-    static const struct {
-        int rank;
-        int64_t shape[5];
-        int nax, axes[3];
-        double sc[3];
-        drs_interp_mode m;
-    } L[3] = {
+    static const resize_spec L[3] = {
         {4, {3, 2, 256, 256}, 2, {2, 3}, {2.0, 2.0}, DRS_MODE_LINEAR},    /* 12 MiB of dy */
         {4, {2, 256, 256, 10}, 2, {1, 2}, {2.0, 2.0}, DRS_MODE_CUBIC},    /* channels-last */
         {5, {1, 3, 32, 64, 64}, 3, {2, 3, 4}, {2.0, 2.0, 2.0}, DRS_MODE_LINEAR}, /* 3-D */
     };
     for (int i = 0; i < 3; i++) {
         opcase c;
-        memset(&c, 0, sizeof c);
-        c.family = 1;
-        c.rank = L[i].rank;
-        memcpy(c.shape, L[i].shape, sizeof L[i].shape);
-        c.ra = drs_resize_attrs_default(19);
-        c.ra.mode = L[i].m;
-        c.ra.n_axes = L[i].nax;
-        for (int a = 0; a < L[i].nax; a++) {
-            c.ra.axes[a] = L[i].axes[a];
-            c.scales[a] = L[i].sc[a];
-        }
-        c.ri = (drs_resize_inputs){NULL, 0, c.scales, L[i].nax, NULL, 0};
+        resize19_case(&c, L[i].rank, L[i].shape, L[i].nax, L[i].axes, L[i].sc, L[i].m);
         snprintf(c.name, sizeof c.name, "large Resize-19 %s rank %d case %d",
                  drs_interp_mode_str(L[i].m), L[i].rank, i);
         adjoint(&c);
+    }
+}
+
+/* Three and four resized axes, where the last two passes run as one tiled sweep and
+ * the rest of the chain starts from its scratch output: the adjoint identity (a
+ * reference independent of the backward code), and DRS_GRAD_ACCUMULATE equal to the
+ * overwritten gradient added to what was there, bit for bit. */
+static void chain_after_tiled(void)
+{
+    static const resize_spec L[5] = {
+        {4, {2, 3, 5, 6}, 4, {0, 1, 2, 3}, {2.0, 1.5, 2.0, 3.0}, DRS_MODE_LINEAR},
+        {4, {3, 4, 6, 8}, 4, {0, 1, 2, 3}, {2.0, 2.0, 0.5, 1.5}, DRS_MODE_CUBIC},
+        {5, {1, 2, 4, 5, 6}, 4, {1, 2, 3, 4}, {2.0, 2.0, 2.0, 2.0}, DRS_MODE_NEAREST},
+        {5, {2, 3, 6, 9, 10}, 3, {2, 3, 4}, {1.5, 2.0, 0.75}, DRS_MODE_LINEAR},
+        {5, {1, 2, 8, 32, 48}, 3, {2, 3, 4}, {2.0, 2.0, 2.0}, DRS_MODE_CUBIC},
+    };
+    for (int i = 0; i < 5; i++) {
+        opcase c;
+        resize19_case(&c, L[i].rank, L[i].shape, L[i].nax, L[i].axes, L[i].sc, L[i].m);
+        snprintf(c.name, sizeof c.name, "Resize-19 %s rank %d, %d axes (case %d)",
+                 drs_interp_mode_str(L[i].m), L[i].rank, L[i].nax, i);
+        adjoint(&c);
+        /* accumulate onto a prior gradient */
+        int r;
+        int64_t os[8];
+        if (op_shape(&c, &r, os))
+            continue; /* (adjoint reported it) */
+        const int64_t nx = numel(c.rank, c.shape), ny = numel(r, os);
+        const size_t bx = sizeof(double) * (size_t)nx;
+        double *x = malloc(bx), *dy = malloc(sizeof(double) * (size_t)ny);
+        double *d1 = malloc(bx), *d2 = malloc(bx);
+        if (!x || !dy || !d1 || !d2) {
+            printf("FAIL %s: out of memory\n", c.name);
+            g_fail++;
+            free(x), free(dy), free(d1), free(d2);
+            continue;
+        }
+        for (int64_t k = 0; k < nx; k++) {
+            x[k] = urand();
+            d2[k] = urand(); /* the prior gradient */
+        }
+        for (int64_t k = 0; k < ny; k++)
+            dy[k] = urand();
+        drs_tensor X = {DRS_F64, c.rank, {0}, x}, DY = {DRS_F64, r, {0}, dy};
+        drs_tensor D1 = {DRS_F64, c.rank, {0}, d1}, D2 = {DRS_F64, c.rank, {0}, d2};
+        memcpy(X.shape, c.shape, sizeof X.shape);
+        memcpy(D1.shape, c.shape, sizeof X.shape);
+        memcpy(D2.shape, c.shape, sizeof X.shape);
+        memcpy(DY.shape, os, sizeof DY.shape);
+        double *prior = malloc(bx);
+        if (prior)
+            memcpy(prior, d2, bx);
+        if (!prior || op_bwd(&c, &D1, NULL, NULL, &DY, &X, DRS_GRAD_OVERWRITE) ||
+            op_bwd(&c, &D2, NULL, NULL, &DY, &X, DRS_GRAD_ACCUMULATE)) {
+            printf("FAIL %s accumulate: %s\n", c.name, prior ? drs_last_error() : "no memory");
+            g_fail++;
+        } else {
+            int64_t bad = -1;
+            for (int64_t k = 0; k < nx && bad < 0; k++) {
+                const double e = prior[k] + d1[k];
+                if (memcmp(&e, &d2[k], sizeof e))
+                    bad = k;
+            }
+            if (bad >= 0) {
+                printf("FAIL %s accumulate: element %lld is %.17g, prior + overwrite %.17g\n",
+                       c.name, (long long)bad, d2[bad], prior[bad] + d1[bad]);
+                g_fail++;
+            }
+        }
+        free(prior);
+        free(x), free(dy), free(d1), free(d2);
     }
 }
 
@@ -1698,6 +1777,7 @@ int main(void)
     sweep_interpolate();
     sweep_torch();
     large_adjoint();
+    chain_after_tiled();
     large_f32();
     downsample_periods();
     layout_bits();
