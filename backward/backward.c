@@ -348,18 +348,18 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             (d)[i] = accumulate ? (d)[i] + acc_ : acc_;                                        \
         }                                                                                      \
     } while (0)
-/* the 1 to 8 entries [e0, e0 + ne) of one input: weights w8[k] = W[e] and rows
- * s8[k] of src (which holds the rows from output obase on, inner apart);
- * slots past ne repeat the first entry */
-#define TTAPS8(tt, W, e0, ne, src, obase, inner, w4, s4)                                       \
-    for (int k_ = 0; k_ < 8; k_++) {                                                           \
+/* the 1 to N (8 at most) entries [e0, e0 + ne) of one input: weights wn[k] = W[e]
+ * and rows sn[k] of src (which holds the rows from output obase on, inner apart);
+ * slots past ne, up to N, repeat the first entry */
+#define TTAPSN(tt, W, e0, ne, src, obase, inner, wn, sn, N)                                    \
+    for (int k_ = 0; k_ < (N); k_++) {                                                         \
         const int64_t e_ = (e0) + (k_ < (ne) ? k_ : 0);                                        \
-        (w4)[k_] = (W)[e_];                                                                    \
-        (s4)[k_] = (src) + ((tt)->o[e_] - (obase)) * (inner);                                  \
+        (wn)[k_] = (W)[e_];                                                                    \
+        (sn)[k_] = (src) + ((tt)->o[e_] - (obase)) * (inner);                                  \
     }
 /* NMAX (4 or 8, a constant): the most entries summed in one sweep; more are
  * summed over d one entry at a time.  8 in tiled2's blocks (bicubic 2x: 8 T
- * rows an input row; W3's backward 9.4 -> 8.0 ms at 1 thread, thread CPU time,
+ * rows an input row; W3's backward 9.4 -> 7.8 ms at 1 thread, thread CPU time,
  * min of 4 alternating rounds on a Zen 5 core); 4 in trow's and tpass's
  * channels-last rows, where the larger switch made the surrounding code of
  * trow slower (W5's backward 4.8 -> 5.0 ms) */
@@ -370,7 +370,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         if (ne_ >= 1 && ne_ <= (NMAX)) { /* every entry in one sweep, same order */            \
             const TS *s_[8];                                                                   \
             A w_[8];                                                                           \
-            TTAPS8(tt, W, e0_, ne_, src, obase, inner, w_, s_)                                 \
+            TTAPSN(tt, W, e0_, ne_, src, obase, inner, w_, s_, NMAX)                           \
             switch (ne_) {                                                                     \
             case 1: TSWEEP(A, d, 1); break;                                                    \
             case 2: TSWEEP(A, d, 2); break;                                                    \
@@ -1036,7 +1036,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         return 0;
     const float *s[8];
     float w[8];
-    TTAPS8(tt, W, e0, ne, src, obase, inner, w, s)
+    TTAPSN(tt, W, e0, ne, src, obase, inner, w, s, 8)
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 

@@ -274,6 +274,130 @@ static void chain_after_tiled(void)
     }
 }
 
+/* The float data gradient of a resize on axes {2, 3, 4} equals, bit for bit, that of
+ * three one-axis resizes with the same scales (and roi) applied in the library's pass
+ * order (shrinking axes first, else axis order) and transposed in reverse: the separate
+ * passes' arithmetic, whether the three-axis call takes the tiled pair (also with dy
+ * large enough to be streamed) or the plain chain (axes not adjacent in pass order, or a
+ * reversed roi: tables that are not monotone). */
+static void chain_composed_f32(void)
+{
+    static const struct {
+        int64_t shape[5];
+        double sc[3];
+        drs_interp_mode m;
+        int crop; /* tf_crop_and_resize with roi[] (reversed on axis 3) */
+    } L[5] = {
+        {{1, 3, 8, 20, 24}, {2.0, 2.0, 2.0}, DRS_MODE_LINEAR, 0},
+        {{2, 2, 6, 10, 12}, {1.5, 0.5, 2.0}, DRS_MODE_CUBIC, 0},
+        {{1, 2, 7, 16, 16}, {2.0, 2.0, 2.0}, DRS_MODE_NEAREST, 0},
+        {{1, 8, 16, 64, 64}, {2.0, 2.0, 2.0}, DRS_MODE_LINEAR, 0}, /* dy 16 MiB */
+        {{1, 2, 5, 9, 7}, {2.0, 1.5, 2.0}, DRS_MODE_LINEAR, 1},
+    };
+    static const double roi[6] = {0.1, 0.9, 0.0, 0.8, 0.2, 1.0}; /* starts, then ends */
+    for (int c = 0; c < 5; c++) {
+        drs_resize_attrs a3 = drs_resize_attrs_default(19);
+        a3.mode = L[c].m;
+        if (L[c].crop)
+            a3.coordinate_transformation_mode = DRS_COORD_TF_CROP_AND_RESIZE;
+        a3.n_axes = 3;
+        for (int i = 0; i < 3; i++)
+            a3.axes[i] = 2 + i;
+        drs_resize_inputs r3 = {L[c].crop ? roi : NULL, L[c].crop ? 6 : 0, L[c].sc, 3, NULL, 0};
+        int64_t sh[4][5]; /* the shapes before and after each pass, in pass order */
+        memcpy(sh[0], L[c].shape, sizeof sh[0]);
+        drs_tensor X = {DRS_F32, 5, {0}, NULL};
+        memcpy(X.shape, sh[0], sizeof sh[0]);
+        int64_t os[DRS_MAX_RANK];
+        int r = 0, ord[3] = {2, 3, 4};
+        if (drs_resize_infer_shape(&a3, &X, &r3, &r, os)) {
+            printf("FAIL composed case %d: shape: %s\n", c, drs_last_error());
+            g_fail++;
+            continue;
+        }
+        for (int i = 1; i < 3; i++) /* stable, by output over input length */
+            for (int j = i; j > 0 && (double)os[ord[j - 1]] / (double)sh[0][ord[j - 1]] >
+                                         (double)os[ord[j]] / (double)sh[0][ord[j]];
+                 j--) {
+                const int t = ord[j];
+                ord[j] = ord[j - 1], ord[j - 1] = t;
+            }
+        for (int k = 0; k < 3; k++) {
+            memcpy(sh[k + 1], sh[k], sizeof sh[0]);
+            sh[k + 1][ord[k]] = os[ord[k]];
+        }
+        float *buf[5] = {NULL}; /* x, dy, the two middle gradients, the three-axis one */
+        int64_t n[4];
+        for (int k = 0; k < 4; k++)
+            n[k] = numel(5, sh[k]);
+        buf[0] = malloc(sizeof(float) * (size_t)n[0]);
+        buf[1] = malloc(sizeof(float) * (size_t)n[3]);
+        buf[2] = malloc(sizeof(float) * (size_t)n[2]);
+        buf[3] = malloc(sizeof(float) * (size_t)n[1]);
+        buf[4] = malloc(sizeof(float) * (size_t)n[0]);
+        int64_t nz = n[0] > n[1] ? n[0] : n[1];
+        nz = nz > n[2] ? nz : n[2];
+        float *d1 = malloc(sizeof(float) * (size_t)n[0]);
+        float *xz = calloc((size_t)nz, sizeof(float));
+        if (!buf[0] || !buf[1] || !buf[2] || !buf[3] || !buf[4] || !d1 || !xz) {
+            printf("FAIL composed case %d: out of memory\n", c);
+            g_fail++;
+            for (int k = 0; k < 5; k++)
+                free(buf[k]);
+            free(d1), free(xz);
+            continue;
+        }
+        for (int64_t i = 0; i < n[0]; i++)
+            buf[0][i] = (float)urand();
+        for (int64_t i = 0; i < n[3]; i++)
+            buf[1][i] = (float)urand();
+        drs_tensor XT = X, DY = X, D3 = X;
+        XT.data = buf[0], DY.data = buf[1], D3.data = buf[4];
+        memcpy(DY.shape, sh[3], sizeof sh[3]);
+        drs_status st = drs_resize_backward(&D3, NULL, NULL, &DY, &XT, &r3, &a3,
+                                            DRS_GRAD_OVERWRITE);
+        /* one axis at a time, last pass first: g = F_k^T g (x only gives each step's
+         * shape: the data gradient does not read it) */
+        const float *g = buf[1];
+        for (int k = 2; k >= 0 && !st; k--) {
+            drs_resize_attrs a1 = a3;
+            a1.n_axes = 1;
+            a1.axes[0] = ord[k];
+            const int q = ord[k] - 2;
+            const double roi1[2] = {roi[q], roi[3 + q]};
+            drs_resize_inputs r1 = {L[c].crop ? roi1 : NULL, L[c].crop ? 2 : 0, &L[c].sc[q], 1,
+                                    NULL, 0};
+            float *dst = k == 0 ? d1 : k == 1 ? buf[3] : buf[2];
+            drs_tensor GX = {DRS_F32, 5, {0}, xz}, GD = GX, GY = GX;
+            memcpy(GX.shape, sh[k], sizeof sh[k]);
+            memcpy(GD.shape, sh[k], sizeof sh[k]);
+            memcpy(GY.shape, sh[k + 1], sizeof sh[k]);
+            GD.data = dst;
+            GY.data = (void *)g;
+            st = drs_resize_backward(&GD, NULL, NULL, &GY, &GX, &r1, &a1, DRS_GRAD_OVERWRITE);
+            g = dst;
+        }
+        if (st) {
+            printf("FAIL composed case %d: %s\n", c, drs_last_error());
+            g_fail++;
+        } else {
+            int64_t bad = -1;
+            for (int64_t i = 0; i < n[0] && bad < 0; i++)
+                if (memcmp(&buf[4][i], &d1[i], sizeof(float)))
+                    bad = i;
+            if (bad >= 0) {
+                printf("FAIL composed case %d (%s): element %lld: three axes %.9g, one at a "
+                       "time %.9g\n",
+                       c, drs_interp_mode_str(L[c].m), (long long)bad, buf[4][bad], d1[bad]);
+                g_fail++;
+            }
+        }
+        for (int k = 0; k < 5; k++)
+            free(buf[k]);
+        free(d1), free(xz);
+    }
+}
+
 /* The same prefetching paths in f32 (their own compiled copies): the f32
  * data gradient of two large cases (dy over 8 MiB in f32 in the fused 2-D
  * pass, and in both the inner == 1 and the span pass of a 3-D resize) against
@@ -1778,6 +1902,7 @@ int main(void)
     sweep_torch();
     large_adjoint();
     chain_after_tiled();
+    chain_composed_f32();
     large_f32();
     downsample_periods();
     layout_bits();
