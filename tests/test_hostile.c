@@ -544,6 +544,65 @@ static void test_alloc_failures(void)
            total_nomem, sizeof cases / sizeof cases[0]);
 }
 
+/* A three-axis data gradient large enough to take its tiled pair in two runs (1 MiB of
+ * the pair's output a batch entry): every allocation of the call failing in turn gives
+ * DRS_ERR_NOMEM with the gradient untouched (all of them come before the first run
+ * writes dx); past the last, the full result. */
+static void test_alloc_failures_runs(void)
+{
+    const int64_t nx = 4 * 32 * 64 * 64, ny = 4 * 64 * 128 * 128;
+    float *x = malloc(sizeof(float) * (size_t)nx), *dy = malloc(sizeof(float) * (size_t)ny);
+    float *ref = malloc(sizeof(float) * (size_t)nx), *out = malloc(sizeof(float) * (size_t)nx);
+    if (!x || !dy || !ref || !out) {
+        CHECK(0, "runs: out of memory");
+        free(x), free(dy), free(ref), free(out);
+        return;
+    }
+    for (int64_t i = 0; i < nx; i++)
+        x[i] = (float)urand();
+    for (int64_t i = 0; i < ny; i++)
+        dy[i] = (float)(2 * urand() - 1);
+    drs_resize_attrs a = drs_resize_attrs_default(19);
+    a.mode = DRS_MODE_LINEAR;
+    a.n_axes = 3;
+    a.axes[0] = 2, a.axes[1] = 3, a.axes[2] = 4;
+    static const double sc[3] = {2.0, 2.0, 2.0};
+    drs_resize_inputs in = {NULL, 0, sc, 3, NULL, 0};
+    drs_tensor X = {DRS_F32, 5, {4, 1, 32, 64, 64}, x};
+    drs_tensor DY = {DRS_F32, 5, {4, 1, 64, 128, 128}, dy};
+    drs_tensor DX = X;
+    DX.data = ref;
+    drs_debug_fail_allocation(-1);
+    CHECK(drs_resize_backward(&DX, NULL, NULL, &DY, &X, &in, &a, DRS_GRAD_OVERWRITE) == DRS_OK,
+          "runs: reference run");
+    DX.data = out;
+    int nomem = 0;
+    for (long n = 0; n < 200; n++) {
+        memset(out, 0xC3, sizeof(float) * (size_t)nx);
+        drs_debug_fail_allocation(n);
+        const drs_status st = drs_resize_backward(&DX, NULL, NULL, &DY, &X, &in, &a,
+                                                  DRS_GRAD_OVERWRITE);
+        drs_debug_fail_allocation(-1);
+        if (st == DRS_OK) {
+            CHECK(!memcmp(out, ref, sizeof(float) * (size_t)nx),
+                  "runs: result after %ld allocations differs", n);
+            break;
+        }
+        nomem++;
+        CHECK(st == DRS_ERR_NOMEM, "runs: allocation %ld failing gave status %d", n, st);
+        const unsigned char *o = (const unsigned char *)out;
+        size_t w = 0;
+        while (w < sizeof(float) * (size_t)nx && o[w] == 0xC3)
+            w++;
+        CHECK(w == sizeof(float) * (size_t)nx, "runs: dx written when allocation %ld failed",
+              n);
+    }
+    CHECK(nomem > 0, "runs: the call made no allocation to fail");
+    printf("  three-axis data gradient in runs: %d allocation failures, outputs untouched\n",
+           nomem);
+    free(x), free(dy), free(ref), free(out);
+}
+
 /* ------------------------------------------------------------ 3. resource bounds */
 static void test_resource_bounds(int long_tests)
 {
@@ -932,8 +991,10 @@ int main(void)
         test_cve_inputs();
     if (!only || !strcmp(only, "huge"))
         test_huge_image();
-    if (!only || !strcmp(only, "alloc"))
+    if (!only || !strcmp(only, "alloc")) {
         test_alloc_failures();
+        test_alloc_failures_runs();
+    }
     if (!only || !strcmp(only, "bounds"))
         test_resource_bounds(long_tests);
     if (!only || !strcmp(only, "determinism"))
