@@ -26,8 +26,9 @@
 #include <string.h>
 
 #define PAR_MIN_WORK 32768
-/* backward_data's chunks of leading extents: about this many bytes of the tiled
- * sweep's output a chunk */
+/* backward_data's runs of whole leading extents: about this many bytes of the tiled
+ * sweep's output a run (W7's backward on a Zen 5 core, 1 thread: 1, 2 and 4 MiB
+ * 7.5-7.8 ms, 8 and 16 MiB 8.7-8.8) */
 #ifndef DRS_CHAIN_CHUNK
 #define DRS_CHAIN_CHUNK ((int64_t)2 << 20)
 #endif
