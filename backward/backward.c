@@ -1310,8 +1310,9 @@ static drs_status backward2_tiled(const drs_plan *p, const drs_tables *T, drs_te
     return backward2_tiled_runs(p, T, dx, dy, accumulate, g, done, 0, NULL, NULL);
 }
 
-/* backward_data's chain after the tiled pair, run by run: the passes 0 .. nact - 3 on
- * the leading extents [b0, b0 + nb) / unit, from buf[0] (which holds the run) to dx */
+/* backward_data's chain of transposed passes: after the tiled pair, run by run, the
+ * passes 0 .. nact - 3 on the leading extents [b0, b0 + nb) / unit, from buf[0] (which
+ * holds the run) to dx (chain_rest_run); else every pass over the whole tensor */
 typedef struct chain_rest {
     const drs_plan *p;
     const drs_tables *T;
@@ -1323,13 +1324,12 @@ typedef struct chain_rest {
     int64_t unit;
     size_t esz;
 } chain_rest;
-static void chain_rest_run(void *ctx, int64_t b0, int64_t nb)
+/* the chain's passes a .. 0 from cur on the leading extents [c0, c0 + n) (all of them:
+ * c0 0, n their product), each into the scratch buffer cur is not, the last into dx */
+static void chain_passes(const chain_rest *cr, int a, const void *cur, int64_t c0, int64_t n)
 {
-    const chain_rest *cr = ctx;
     const drs_plan *p = cr->p;
-    const int64_t c0 = b0 / cr->unit, n = nb / cr->unit;
-    const void *cur = cr->buf[0];
-    for (int a = cr->T->nact - 3; a >= 0; a--) {
+    for (; a >= 0; a--) {
         const drs_axis_plan *ap = &p->pass[cr->T->active[a]];
         int64_t sh[DRS_MAX_RANK]; /* shp[a] with n leading extents */
         memcpy(sh, cr->shp[a], sizeof sh);
@@ -1346,6 +1346,11 @@ static void chain_rest_run(void *ctx, int64_t b0, int64_t nb)
             tpass_f64(cur, dst, outer, ap->O, inner, &cr->tt[a], last && cr->accumulate);
         cur = dst;
     }
+}
+static void chain_rest_run(void *ctx, int64_t b0, int64_t nb)
+{
+    const chain_rest *cr = ctx;
+    chain_passes(cr, cr->T->nact - 3, cr->buf[0], b0 / cr->unit, nb / cr->unit);
 }
 
 /* dx (+)= F^T dy.  dx, dy validated; f32 or f64. */
@@ -1451,21 +1456,8 @@ static drs_status backward_data(const drs_plan *p, drs_tensor *dx, const drs_ten
                                            chain_rest_run, &cr)))
                 goto out;
         }
-        if (!done2) { /* every pass over the whole tensor */
-            const void *cur = dy->data;
-            for (; a >= 0; a--) {
-                const drs_axis_plan *ap = &p->pass[T.active[a]];
-                const int64_t outer = prod(shp[a], 0, ap->axis);
-                const int64_t inner = prod(shp[a], ap->axis + 1, p->rank);
-                const int last = a == 0;
-                void *dst = last ? dx->data : cur == buf[0] ? buf[1] : buf[0];
-                if (is_f32)
-                    tpass_f32(cur, dst, outer, ap->O, inner, &tt[a], last && accumulate);
-                else
-                    tpass_f64(cur, dst, outer, ap->O, inner, &tt[a], last && accumulate);
-                cur = dst;
-            }
-        }
+        if (!done2) /* every pass over the whole tensor */
+            chain_passes(&cr, a, dy->data, 0, prod(p->in_shape, 0, cr.amin));
     }
 out:
     for (int a = 0; a < T.nact; a++)
