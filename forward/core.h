@@ -291,6 +291,9 @@ void drs__stream_begin(drs_stream *w);
 void drs__stream_put(drs_stream *w, void *dst, const void *src, size_t n);
 void drs__stream_end(drs_stream *w);
 int drs__stream_output(int64_t bytes, int nthr);
+/* the size in bytes of the L1 data cache (level 1) or the L3 (level 3), read once
+ * (sysconf); 0 when unknown */
+long drs__cache_bytes(int level);
 int drs__stream_gradient(int64_t wbytes, int64_t rbytes, int nthr);
 int drs__stream_footprint(int64_t out, int64_t total);
 int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */

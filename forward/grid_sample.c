@@ -19,13 +19,9 @@
 #include "grid_sample.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
-#endif
 
 #define PAR_MIN_WORK 16384
 
@@ -991,18 +987,7 @@ DRS_TARGET_AVX2 static void gs_vbilin_avx2_l2(const float *xc, const gs_vgroup *
 #define GS_PF_L1_BIG ((long)48 << 10)
 static int gs_pf_l2(int64_t plane_bytes)
 {
-    if (plane_bytes < GS_PF_L2_BYTES)
-        return 0;
-    static _Atomic long l1d = -1;
-    long v = atomic_load_explicit(&l1d, memory_order_relaxed);
-    if (v < 0) {
-#if defined(_SC_LEVEL1_DCACHE_SIZE)
-        v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-#endif
-        v = v > 0 ? v : 0;
-        atomic_store_explicit(&l1d, v, memory_order_relaxed);
-    }
-    return v < GS_PF_L1_BIG;
+    return plane_bytes >= GS_PF_L2_BYTES && drs__cache_bytes(1) < GS_PF_L1_BIG;
 }
 static void gs_vbilin(int level, const float *xc, const gs_vgroup *g, const uint8_t *full,
                       int64_t ng, float *yc, const float *xn, int64_t W, int64_t Q)

@@ -888,6 +888,27 @@ int drs__stream_mode(void)
  * gain at every team size (the nearest gather, channels-last rows) pass
  * nthr = 1.  Where the target has no streaming stores, never (unless
  * forced): the row buffer would only add a copy. */
+long drs__cache_bytes(int level)
+{
+    static _Atomic long size[2] = {-1, -1}; /* L1d, L3 */
+    const int k = level == 1 ? 0 : 1;
+    long v = atomic_load_explicit(&size[k], memory_order_relaxed);
+    if (v < 0) {
+        v = 0;
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+        if (k == 0)
+            v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+#endif
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+        if (k == 1)
+            v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+        v = v > 0 ? v : 0;
+        atomic_store_explicit(&size[k], v, memory_order_relaxed);
+    }
+    return v;
+}
+
 int drs__stream_output(int64_t bytes, int nthr)
 {
     const int m = drs__stream_mode();
@@ -898,18 +919,8 @@ int drs__stream_output(int64_t bytes, int nthr)
         return 0;
     if (nthr <= 1)
         return 1;
-    static _Atomic int64_t llc = -1;
-    int64_t c = atomic_load_explicit(&llc, memory_order_relaxed);
-    if (c < 0) {
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-        const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        c = v > 0 ? (int64_t)v : INT64_MAX;
-#else
-        c = INT64_MAX;
-#endif
-        atomic_store_explicit(&llc, c, memory_order_relaxed);
-    }
-    return bytes > c;
+    const long c = drs__cache_bytes(3);
+    return c > 0 && bytes > (int64_t)c;
 #else
     (void)bytes;
     (void)nthr;
