@@ -590,6 +590,7 @@ static void test_alloc_failures_runs(void)
         }
         nomem++;
         CHECK(st == DRS_ERR_NOMEM, "runs: allocation %ld failing gave status %d", n, st);
+        CHECK(strstr(drs_last_error(), "out of memory") != NULL, "runs: message");
         const unsigned char *o = (const unsigned char *)out;
         size_t w = 0;
         while (w < sizeof(float) * (size_t)nx && o[w] == 0xC3)
