@@ -165,7 +165,7 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
     for (int64_t j = tt->j0; j < tt->j1; j++) {                                                \
         const int64_t e0 = tt->off[j];                                                         \
         const A *w = W + e0;                                                                   \
-        const ts_t *s = src + tt->o[e0];                                                         \
+        const ts_t *s = src + tt->o[e0];                                                       \
         A acc = 0;                                                                             \
         for (int k = 0; k < NT; k++)                                                           \
             acc += w[k] * (A)s[k];                                                             \
@@ -217,6 +217,30 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
     __builtin_shuffle(a, b,                                                                    \
                       (drs_v16i){1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31})
 #endif
+/* lanes s.. of a, then b's first s: a's inputs one to three on (s < 16) */
+#if defined(__clang__)
+#define TROW_V16_SHIFT(a, b, s)                                                                \
+    __builtin_shufflevector(a, b, (s), (s) + 1, (s) + 2, (s) + 3, (s) + 4, (s) + 5,            \
+                            (s) + 6, (s) + 7, (s) + 8, (s) + 9, (s) + 10, (s) + 11,            \
+                            (s) + 12, (s) + 13, (s) + 14, (s) + 15)
+#else
+#define TROW_V16_SHIFT(a, b, s)                                                                \
+    __builtin_shuffle(a, b,                                                                    \
+                      (drs_v16i){(s), (s) + 1, (s) + 2, (s) + 3, (s) + 4, (s) + 5,             \
+                                 (s) + 6, (s) + 7, (s) + 8, (s) + 9, (s) + 10, (s) + 11,       \
+                                 (s) + 12, (s) + 13, (s) + 14, (s) + 15})
+#endif
+/* With 8 entries an input (bicubic 2x), the blocks that have a whole block after
+ * them (the carried form): element k of 16 inputs, k = 2m or 2m + 1, is the even
+ * or odd lanes of the block's first 32 floats shifted by m inputs, the next
+ * block's coming in (TROW_V16_SHIFT), and the next block's even and odd lanes
+ * are carried to it: two loads and two shuffles a block, where the form below
+ * takes eight of each; the same products in the same order (the same bits).
+ * drs_bench --cpu-time, 1 thread, min of 4-5 alternating rounds on a Zen 5
+ * core: W3's backward 7.45 -> 7.06 ms, W12's in cubic mode 7.55 -> 7.07 (with
+ * scales_delta 18.2 -> 17.6).  With 4 entries (bilinear) the same form was
+ * slower (W10's backward 1.71 -> 1.91 ms, W7's 7.30 -> 7.50): they keep the
+ * form below. */
 #define TROW_PER2_V16(NT)                                                                      \
     do {                                                                                       \
         const int64_t n_ = tt->j1 - tt->j0;                                                    \
@@ -225,7 +249,38 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         drs_v16f cv_[NT];                                                                      \
         for (int k_ = 0; k_ < (NT); k_++)                                                      \
             cv_[k_] = (drs_v16f){0} + (float)c[k_];                                            \
-        for (int64_t q_ = 0; q_ < n_; q_ += 16) {                                              \
+        int64_t q0_ = 0;                                                                       \
+        if ((NT) >= 8 && n_ >= 32) { /* TROW_PER2_V16's carried form */                        \
+            drs_v16f lo_, hi_, e_, o_;                                                         \
+            memcpy(&lo_, ss_, sizeof lo_);                                                     \
+            memcpy(&hi_, ss_ + 16, sizeof hi_);                                                \
+            e_ = TROW_V16_EVEN(lo_, hi_);                                                      \
+            o_ = TROW_V16_ODD(lo_, hi_);                                                       \
+            for (; q0_ + 32 <= n_; q0_ += 16) {                                                \
+                drs__prefetch_at(ss_ + 2 * q0_, DRS_PF_ROW_BYTES);                             \
+                drs__prefetch_at(ss_ + 2 * q0_, DRS_PF_ROW_BYTES + 64);                        \
+                memcpy(&lo_, ss_ + 2 * q0_ + 32, sizeof lo_);                                  \
+                memcpy(&hi_, ss_ + 2 * q0_ + 48, sizeof hi_);                                  \
+                const drs_v16f en_ = TROW_V16_EVEN(lo_, hi_), on_ = TROW_V16_ODD(lo_, hi_);    \
+                drs_v16f acc_ = (drs_v16f){0};                                                 \
+                acc_ += cv_[0] * e_;                                                           \
+                acc_ += cv_[1] * o_;                                                           \
+                if ((NT) >= 4) {                                                               \
+                    acc_ += cv_[(NT) >= 4 ? 2 : 0] * TROW_V16_SHIFT(e_, en_, 1);               \
+                    acc_ += cv_[(NT) >= 4 ? 3 : 0] * TROW_V16_SHIFT(o_, on_, 1);               \
+                }                                                                              \
+                if ((NT) >= 8) {                                                               \
+                    acc_ += cv_[(NT) >= 8 ? 4 : 0] * TROW_V16_SHIFT(e_, en_, 2);               \
+                    acc_ += cv_[(NT) >= 8 ? 5 : 0] * TROW_V16_SHIFT(o_, on_, 2);               \
+                    acc_ += cv_[(NT) >= 8 ? 6 : 0] * TROW_V16_SHIFT(e_, en_, 3);               \
+                    acc_ += cv_[(NT) >= 8 ? 7 : 0] * TROW_V16_SHIFT(o_, on_, 3);               \
+                }                                                                              \
+                memcpy(dd_ + q0_, &acc_, sizeof acc_);                                         \
+                e_ = en_;                                                                      \
+                o_ = on_;                                                                      \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t q_ = q0_; q_ < n_; q_ += 16) {                                            \
             const int64_t b_ = q_ + 16 <= n_ ? q_ : n_ - 16;                                   \
             drs_v16f acc_ = (drs_v16f){0};                                                     \
             /* the block's two lines of dy DRS_PF_ROW_BYTES on */                              \
@@ -272,7 +327,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         A c[NT];                                                                               \
         for (int k = 0; k < NT; k++)                                                           \
             c[k] = W[tt->off[tt->j0] + k];                                                     \
-        const ts_t *s0 = src + tt->o[tt->off[tt->j0]];                                           \
+        const ts_t *s0 = src + tt->o[tt->off[tt->j0]];                                         \
         if (accumulate)                                                                        \
             TROW_PER2_LOOP(A, NT, d[j] += acc);                                                \
         else                                                                                   \
@@ -287,7 +342,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
         for (int r = 0; r < (K); r++)                                                          \
             c[r] = W[tt->off[tt->j0 + r]];                                                     \
         const ts_t *s0 = src + tt->o[tt->off[tt->j0]];                                         \
-        const int64_t nm = (tt->j1 - tt->j0) / (K); /* whole periods (ttable_build) */      \
+        const int64_t nm = (tt->j1 - tt->j0) / (K); /* whole periods (ttable_build) */         \
         A *dd = d + tt->j0;                                                                    \
         for (int64_t m = 0; m < nm; m++) {                                                     \
             const A sv = (A)s0[m];                                                             \
@@ -298,7 +353,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             }                                                                                  \
         }                                                                                      \
     } while (0)
-#define DEFINE_TROW(NAME, A, TS)                                                                \
+#define DEFINE_TROW(NAME, A, TS)                                                               \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *W, const TS *src, A *d, int64_t inner,         \
                  int accumulate),                                                              \
@@ -418,7 +473,7 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
     {                                                                                          \
         const int64_t Lin = tt->Lin;                                                           \
         const A *W = (const A *)tt->WF;                                                        \
-        /* dy larger than the caches: read DRS_PF_BYTES ahead (see tiled2) */               \
+        /* dy larger than the caches: read DRS_PF_BYTES ahead (see tiled2) */                  \
         const int64_t dyn = drs__prefetch_worth(outer * O * inner, sizeof(A))                  \
                                 ? outer * O * inner : 0;                                       \
         if (inner == 1) {                                                                      \
@@ -430,8 +485,8 @@ DEFINE_TROW(trow_f32_f64, double, float) /* f32 dy, double weights and result */
             }                                                                                  \
             return;                                                                            \
         }                                                                                      \
-        /* spans of inputs (b, j) of about 1024 elements each */                          \
-        const int64_t n = outer * Lin, span = inner >= 1024 ? 1 : 1024 / inner;               \
+        /* spans of inputs (b, j) of about 1024 elements each */                               \
+        const int64_t n = outer * Lin, span = inner >= 1024 ? 1 : 1024 / inner;                \
         const int64_t ns = (n + span - 1) / span;                                              \
         _Pragma("omp parallel for schedule(static) num_threads((outer * Lin * inner > PAR_MIN_WORK) ? drs__nthreads() : 1)") \
         for (int64_t s = 0; s < ns; s++)                                                       \
@@ -888,8 +943,8 @@ static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
                          float *restrict P, float *restrict S)
 {
     double sums[2];
-    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, G->da, G->dcdE,
-                            G->dcdO, G->dJ0, G->dJ1, sums))
+    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, G->twd->O, G->da,
+                            G->dcdE, G->dcdO, G->dJ0, G->dJ1, sums))
         diff_row_c_f32(G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, P, S, sums);
     /* the other outputs whose derivative is not 0, in ascending order:
      * cd[o] dy[o] (E Px)[o] */
@@ -944,7 +999,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
             (!G->wantA || (G->thd->ntap[oh] == 2 &&                                            \
                            G->thd->dw[oh * G->thd->stride] ==                                  \
                                -G->thd->dw[oh * G->thd->stride + 1]))) {                       \
-            /* the difference form (f32, inner 1; G->diff is never set otherwise) */          \
+            /* the difference form (f32, inner 1; G->diff is never set otherwise) */           \
             const float *xp0 = (const float *)xb + G->th->first[oh] * inner;                   \
             const float *wp = (const float *)G->th->wf + oh * G->th->stride;                   \
             const float *xp1 = nt == 2 ? xp0 + inner : xp0;                                    \
@@ -1118,10 +1173,10 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                                               (const float *)buf, r0, inner))                  \
                         continue;                                                              \
                     A *ob = buf + c->sbuf;                                                     \
-                    TENTRY_INNER_N(A, A, j, ob, buf, r0, 8);                                  \
+                    TENTRY_INNER_N(A, A, j, ob, buf, r0, 8);                                   \
                     drs__stream_put(ws, d + j * inner, ob, (size_t)inner * sizeof(A));         \
                 } else {                                                                       \
-                    TENTRY_INNER_N(A, A, j, d + j * inner, buf, r0, 8);                      \
+                    TENTRY_INNER_N(A, A, j, d + j * inner, buf, r0, 8);                        \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \

@@ -302,11 +302,11 @@ int drs__stream_mode(void); /* DRS_STREAM: -1 never, 1 always, 0 by size */
 int drs__down_stream_f32(float *d, const float *s, int64_t ns, const float *c, int K, float w,
                          int64_t n, int nt);
 /* the 2-D scales gradient's difference-form sums of a row of dy (simd.c, AVX-512
- * and AVX2); 0 when it cannot (nothing written) */
+ * and AVX2; g: glen floats readable); 0 when it cannot (nothing written) */
 int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const float *xp0,
                        const float *xp1, float wp0, float wp1, int np, int64_t Lw,
-                       const float *g, int64_t a, const float *cE, const float *cO, int64_t J0,
-                       int64_t J1, double *sums);
+                       const float *g, int64_t glen, int64_t a, const float *cE,
+                       const float *cO, int64_t J0, int64_t J1, double *sums);
 /* a channels-last chunk's one- or two-tap outputs streamed out from the registers
  * (simd.c); 0 when it cannot (nothing written) */
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,

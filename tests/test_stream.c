@@ -3,13 +3,17 @@
  * linked from the static library): random sequences of puts, contiguous runs
  * and jumps, at every alignment of the destination and lengths around the
  * 64-byte line, under each SIMD variant the CPU has (DRS_SIMD), must leave
- * exactly the bytes of plain memcpy calls and nothing outside them. */
+ * exactly the bytes of plain memcpy calls and nothing outside them.  Also two
+ * row kernels of the backward pass against their arithmetic written in C. */
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS */
 #include "check.h"
 #include "core.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint32_t next(void)
@@ -114,6 +118,147 @@ static void tsweep_rows(void)
     free(d);
 }
 
+/* The scales gradient's difference-form row sums (drs__diff_sums_f32) against
+ * their arithmetic written out in C: lane k of vector v (16 inputs from j = 16 v)
+ * adds T[j] (x1[j] - x0[j]) to A and, for j in [J0, J1), (cE[j] g[2j + a] + cO[j]
+ * g[2j + a + 1]) (w0 (x0[j] - x0[j - 1]) + w1 (x1[j] - x1[j - 1])) to B, float
+ * accumulators by the vector's parity, flushed into double lanes every 8
+ * vectors; the lanes then combined in a fixed order.  Both of the AVX-512
+ * forms (dy read from 2j where a = -1, the rows whole vectors and g long
+ * enough; the general one, with masked loads, otherwise) and the AVX2 one must
+ * give these bits, with g exactly glen floats long, an inaccessible page right
+ * after it (a read past it faults); the baseline variant refuses every row. */
+static void ref_diff_sums(const float *T, const float *x0, const float *x1, float w0, float w1,
+                          int64_t Lw, const float *g, int64_t a, const float *cE,
+                          const float *cO, int64_t J0, int64_t J1, double out[2])
+{
+    double la[16] = {0}, lb[16] = {0};
+    for (int64_t v0 = 0; v0 < Lw; v0 += 128) {
+        float ac[2][16] = {{0}}, bc[2][16] = {{0}};
+        for (int64_t v = v0; v < v0 + 128 && v < Lw; v += 16)
+            for (int k = 0; k < 16; k++) {
+                const int64_t j = v + k;
+                float ta = 0.0f, tb = 0.0f;
+                if (j < Lw)
+                    ta = T[j] * (x1[j] - x0[j]);
+                if (j >= J0 && j < J1) {
+                    const float h = cE[j] * g[2 * j + a] + cO[j] * g[2 * j + a + 1];
+                    float p = w0 * (x0[j] - x0[j - 1]);
+                    p += w1 * (x1[j] - x1[j - 1]);
+                    tb = h * p;
+                }
+                ac[(v / 16) & 1][k] += ta;
+                bc[(v / 16) & 1][k] += tb;
+            }
+        for (int k = 0; k < 16; k++) {
+            la[k] = (v0 == 0 ? 0.0 : la[k]) + (double)ac[0][k];
+            lb[k] = (v0 == 0 ? 0.0 : lb[k]) + (double)bc[0][k];
+            la[k] += (double)ac[1][k];
+            lb[k] += (double)bc[1][k];
+        }
+    }
+    for (int u = 0; u < 2; u++) {
+        double *l = u ? lb : la;
+        for (int k = 0; k < 8; k++)
+            l[k] += l[k + 8];
+        for (int k = 0; k < 4; k++)
+            l[k] += l[k + 4];
+        l[0] += l[2];
+        l[1] += l[3];
+        out[u] = l[0] + l[1];
+    }
+}
+
+static float rnd_val(void)
+{
+    return (float)((int)(next() % 20001) - 10000) / 4099.0f;
+}
+
+/* n floats ending where an inaccessible page starts: a read past them faults */
+static float *guarded_floats(int64_t n, void **map, size_t *len)
+{
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), bytes = (size_t)n * sizeof(float);
+    *len = (bytes + pg - 1) / pg * pg + pg;
+    unsigned char *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                            -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (mprotect(m + *len - pg, pg, PROT_NONE)) {
+        munmap(m, *len);
+        return NULL;
+    }
+    *map = m;
+    return (float *)(m + *len - pg - bytes);
+}
+
+static void diff_sums_rows(void)
+{
+    const int64_t lens[6] = {16, 32, 128, 144, 400, 1024};
+    const int simd = drs__simd_level() != DRS_SIMD_BASELINE;
+    int fast = 0;
+    for (int li = 0; li < 6; li++)
+        for (int ai = 0; ai < 2; ai++)
+            for (int ji = 0; ji < 4; ji++)
+                for (int gi = 0; gi < 2; gi++) {
+                    const int64_t Lw = lens[li], a = ai ? 0 : -1;
+                    const int64_t J0s[4] = {1, 2, 16, 5}, J0 = J0s[ji] < Lw ? J0s[ji] : 1;
+                    const int64_t J1s[4] = {Lw, Lw - 1, Lw - 15, Lw - 17};
+                    int64_t J1 = J1s[ji] > J0 ? J1s[ji] : Lw;
+                    if (a == 0 && J1 == Lw)
+                        J1 = Lw - 1; /* (a = 0: the last pair's second output is 2 Lw - 1) */
+                    /* g: 2 Lw floats (the fast form may read them all) or only up to
+                     * the pairs' last output (it may not) */
+                    const int64_t glen = gi ? 2 * (J1 - 1) + a + 2 : 2 * Lw;
+                    float *T = malloc((size_t)Lw * sizeof(float));
+                    float *x0 = malloc((size_t)Lw * sizeof(float));
+                    float *x1 = malloc((size_t)Lw * sizeof(float));
+                    float *cE = malloc((size_t)Lw * sizeof(float));
+                    float *cO = malloc((size_t)Lw * sizeof(float));
+                    void *gmap = NULL;
+                    size_t gmlen = 0;
+                    float *g = guarded_floats(glen, &gmap, &gmlen);
+                    if (!T || !x0 || !x1 || !cE || !cO || !g) {
+                        CHECK(0, "diff sums: out of memory");
+                        free(T), free(x0), free(x1), free(cE), free(cO);
+                        if (g)
+                            munmap(gmap, gmlen);
+                        return;
+                    }
+                    for (int64_t j = 0; j < Lw; j++) {
+                        T[j] = rnd_val();
+                        x0[j] = rnd_val();
+                        x1[j] = rnd_val();
+                        /* (the library sets cE, cO to 0 outside the pairs; the
+                         * kernels must not depend on it) */
+                        cE[j] = rnd_val();
+                        cO[j] = rnd_val();
+                    }
+                    /* outside the pairs' outputs [2 J0 + a, 2 J1 + a): infinities,
+                     * which reach a sum unless every such lane is masked off */
+                    for (int64_t i = 0; i < glen; i++)
+                        g[i] = i >= 2 * J0 + a && i < 2 * J1 + a ? rnd_val() : 1.0f / 0.0f;
+                    const float w0 = 0.75f, w1 = 0.25f;
+                    double got[2] = {-7.0, -7.0}, want[2];
+                    const int r = drs__diff_sums_f32(T, x0, x1, x0, x1, w0, w1, 2, Lw, g, glen,
+                                                     a, cE, cO, J0, J1, got);
+                    ref_diff_sums(T, x0, x1, w0, w1, Lw, g, a, cE, cO, J0, J1, want);
+                    CHECK(r == simd, "diff sums Lw %lld a %lld: returned %d", (long long)Lw,
+                          (long long)a, r);
+                    if (r)
+                        CHECK(!memcmp(got, want, sizeof want),
+                              "diff sums Lw %lld a %lld J0 %lld J1 %lld glen %lld: %.17g %.17g, "
+                              "expected %.17g %.17g",
+                              (long long)Lw, (long long)a, (long long)J0, (long long)J1,
+                              (long long)glen, got[0], got[1], want[0], want[1]);
+                    else
+                        CHECK(got[0] == -7.0 && got[1] == -7.0, "diff sums: written on refusal");
+                    fast += a == -1 && glen >= 2 * Lw && J1 >= Lw - 15;
+                    free(T), free(x0), free(x1), free(cE), free(cO);
+                    munmap(gmap, gmlen);
+                }
+    CHECK(fast >= 12, "diff sums: only %d rows of the fast form's shape", fast);
+}
+
 int main(void)
 {
     unsigned char *got = malloc(N), *want = malloc(N), *src = malloc(N);
@@ -124,6 +269,7 @@ int main(void)
     for (int seq = 0; seq < 3000; seq++)
         one_sequence(got, want, src, seq);
     tsweep_rows();
+    diff_sums_rows();
     printf("test_stream: %d checks, %d failed (SIMD variant %s)\n", g_checks, g_fail,
            drs_simd_variant());
     free(got);
