@@ -535,12 +535,12 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
      * orders alone: 2.1 against 1.3 ms).  GCC vectors: the plain loop over a line's           \
      * elements came out as scalar code. */                                                    \
     static inline __attribute__((always_inline)) void NAME##_tap4_pf(                          \
-        A *restrict tmp, const A *restrict x0, int64_t rowlen, const A *w)                     \
+        A *restrict tmp, const A *restrict x0, int64_t rowlen, const A *w, int nk)             \
     {                                                                                          \
         typedef A vec_t __attribute__((vector_size(64)));                                      \
         const int64_t V = 64 / (int64_t)sizeof(A);                                             \
         const int64_t nv = rowlen / V * V;                                                     \
-        for (int k = 0; k < 4; k++) {                                                          \
+        for (int k = 0; k < nk; k++) {                                                         \
             const A *restrict xr = x0 + k * rowlen;                                            \
             const A wk = w[k];                                                                 \
             vec_t wv, xv, tv;                                                                  \
@@ -657,6 +657,24 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
                    ? 1 + pair                                                                  \
                    : 0;                                                                        \
     }                                                                                          \
+    /* pass w of a row, from its pass-h row tmp into yrow (or ob, streamed out) */           \
+    static inline __attribute__((always_inline)) void NAME##_pass_w(                           \
+        const A *tmp, A *yrow, A *ob, int64_t inner, const drs_table *tw, const A *Ww, A ev,   \
+        drs_stream *ws, int nu, int per2, int64_t u0, int64_t u1)                              \
+    {                                                                                          \
+        const int64_t Ow = tw->O;                                                              \
+        A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
+        if (inner == 1 && ob && sizeof(A) == sizeof(float) && nu == 2 && per2 == 1 &&          \
+            NAME##_row_stream(tmp, yrow, ob, tw, Ww, ev, u0, u1, ws))                          \
+            return; /* the interior streamed from the registers */                           \
+        if (inner == 1)                                                                        \
+            GATHER_ROW(tmp, yd, tw, Ww, ev, nu, per2, u0, u1);                                 \
+        else                                                                                   \
+            for (int64_t o = 0; o < Ow; o++)                                                   \
+                PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
+        if (ob)                                                                                \
+            drs__stream_put(ws, yrow, ob, (size_t)(Ow * inner) * sizeof(A));                   \
+    }                                                                                          \
     /* one row r = (b, oh): pass h into tmp, then pass w from tmp */                           \
     DRS_SIMD_FN(NAME##_row,                                                                    \
                 (const A *x, A *y, int64_t b, int64_t oh, int64_t Lh, const drs_table *th,     \
@@ -682,7 +700,7 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
         else if (nh_ == 4 && rowlen * (int64_t)sizeof(A) >= 4096 && oh + 1 < Oh &&            \
                  th->ntap[oh + 1] == 4 && th->first[oh + 1] >= th->first[oh] + 4)              \
             NAME##_tap4_pf(tmp, x + (b * Lh + th->first[oh]) * rowlen, rowlen,                 \
-                           Wh + oh * th->stride);                                              \
+                           Wh + oh * th->stride, 4);                                           \
         else                                                                                   \
             PASS_OUTPUT(A, A, th, Wh, ev, oh, tmp, x + b * Lh * rowlen, rowlen);               \
         A *const yd = ob ? ob : yrow; /* ob: streamed out */                                   \
@@ -696,6 +714,31 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
                 PASS_OUTPUT(A, A, tw, Ww, ev, o, yd + o * inner, tmp, inner);                  \
         if (ob)                                                                                \
             drs__stream_put(ws, yrow, ob, (size_t)(Ow * inner) * sizeof(A));                   \
+    })                                                                                         \
+    /* the same row where pass h has more than four taps and rows of 4 KiB or more (the   \
+     * antialiased downsamplings): its input rows one after the other, as the four-tap     \
+     * rows' sweep reads them (tap4_pf; OUTPUT_ROWS' one-row-a-tap sums, the same bits),   \
+     * where PASS_OUTPUT read them without prefetching.  A function of its own, which the  \
+     * caller picks: the same branch inside the row function above made the rows it       \
+     * keeps slower (W3's and W6's forward, 2-5 %), a matter of the code's layout.        \
+     * drs_bench --cpu-time, 1 thread, Zen 5, min of 6 alternating rounds: W4's forward    \
+     * 3.02 -> 2.47 ms, W5's 4.39 -> 4.00 */                                               \
+    DRS_SIMD_FN(NAME##_row_wide,                                                               \
+                (const A *x, A *y, int64_t b, int64_t oh, int64_t Lh, const drs_table *th,     \
+                 const A *Wh, int64_t Lw, int64_t inner, const drs_table *tw, const A *Ww,     \
+                 A ev, A *tmp, A *ob, drs_stream *ws, int nu, int per2, int64_t u0,            \
+                 int64_t u1, const size_t *far),                                               \
+                (x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob, ws, nu, per2, u0, u1, \
+                 far),                                                                         \
+    {                                                                                          \
+        const int64_t Oh = th->O, Ow = tw->O, rowlen = Lw * inner;                             \
+        A *const yrow = y + (b * Oh + oh) * Ow * inner;                                        \
+        const A *const x0 = x + (b * Lh + th->first[oh]) * rowlen;                             \
+        tmp = drs__place(tmp, x0, far[5]);                                                     \
+        if (ob)                                                                                \
+            ob = drs__place(ob, yrow, DRS_PLACE_DELTA);                                        \
+        NAME##_tap4_pf(tmp, x0, rowlen, Wh + oh * th->stride, (int)th->ntap[oh]);              \
+        NAME##_pass_w(tmp, yrow, ob, inner, tw, Ww, ev, ws, nu, per2, u0, u1);                  \
     })                                                                                         \
     /* outputs o0 + [0, n) of the chunked row below when each reads one or two        \
      * columns of tmp (nt[j], from column c0 on): OUTPUT_ROW's arithmetic, so the same \
@@ -846,6 +889,8 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
         const int r2x = inner == 1 && sizeof(A) == sizeof(float) && nu == 2 && per2 == 1 &&    \
                         u0 == 1 && u1 == Ow - 1 && Ow % 32 == 0 && tw->first[1] == 0 &&        \
                         tw->first[2] == 0;                                                     \
+        /* rows of 4 KiB or more: those with more than four taps in pass h go to _row_wide */ \
+        const int wide = rowlen * (int64_t)sizeof(A) >= 4096;                                  \
         /* two rows of pass h per chunk fit in the slot (a row and 4 KiB) when each chunk's    \
          * columns, rounded up to 4 KiB, and the columns again are at most a row */            \
         int pair_ok = 0;                                                                       \
@@ -892,7 +937,10 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
                     const int done = ob && r2x ? NAME##_rows2x(x, y, b, oh, Lh, th, Wh, Lw, tw, Ww, \
                                                                ev, r + 1 < r1 && oh + 1 < Oh)  \
                                                : 0;                                            \
-                    if (!done)                                                                 \
+                    if (!done && wide && th->ntap[oh] > 4)                                     \
+                        NAME##_row_wide(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp,   \
+                                        ob, &ws, nu, per2, u0, u1, far);                       \
+                    else if (!done)                                                            \
                         NAME##_row(x, y, b, oh, Lh, th, Wh, Lw, inner, tw, Ww, ev, tmp, ob,    \
                                    &ws, nu, per2, u0, u1, far);                                \
                     else if (done == 2) {                                                      \
