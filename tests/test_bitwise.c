@@ -39,9 +39,11 @@ typedef struct spec {
                      warp (warp_grid), GridSample-16; 4: two images of large planes,
                      GridSample-16; 5: as 3 with 5 channels (the forward's vector
                      groups take channels in pairs: an odd one is left) */
-    int wide;     /* resampling: x [1, 8, 64, 1044] (rows of 4 KiB and more) at scale
+    int wide;     /* resampling: 1: x [1, 8, 64, 1044] (rows of 4 KiB and more) at scale
                      set 3 {0.25, 0.25}: the fused forward's four-row vertical pass that
-                     prefetches the next output row's rows (area, cubic) */
+                     prefetches the next output row's rows (area, cubic); 2: x [2, 4, 33,
+                     64] (rows of whole 16-float vectors) at {2, 2}: the linear scales
+                     gradient's rows read from aligned positions (AVX-512) */
 } spec;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -93,8 +95,9 @@ static const double scale_sets[4][2] = {{1.7, 0.55}, {2.0, 2.0}, {0.5, 0.5}, {0.
  * the wide x [1, 8, 64, 1044]. */
 static drs_status run_resample(const spec *s, uint64_t *h)
 {
-    const int64_t N = s->wide ? 1 : 2, C = s->wide ? 8 : 4, H = s->wide ? 64 : 67,
-                  W = s->wide ? 1044 : 91;
+    const int64_t N = s->wide == 1 ? 1 : 2, C = s->wide == 1 ? 8 : 4,
+                  H = s->wide == 1 ? 64 : s->wide == 2 ? 33 : 67,
+                  W = s->wide == 1 ? 1044 : s->wide == 2 ? 64 : 91;
     const int64_t axes[2] = {s->nhwc ? 1 : 2, s->nhwc ? 2 : 3};
     drs_tensor x = {s->dt, 4, {N, C, H, W}, NULL};
     if (s->nhwc) {
@@ -326,7 +329,8 @@ static void add(spec s)
     else
         snprintf(g_name[g_n], sizeof g_name[g_n], "%s/mode=%d/aa=%d/%s/scales=%d/%s/%s%s",
                  fam[s.fam], s.mode, s.aa, s.nhwc ? "nhwc" : "nchw", s.sc, drs_dtype_name(s.dt),
-                 s.bwd ? "backward" : "forward", s.wide ? "/wide" : "");
+                 s.bwd ? "backward" : "forward",
+                 s.wide == 1 ? "/wide" : s.wide == 2 ? "/w64" : "");
     g_n++;
 }
 
@@ -377,6 +381,10 @@ static void build_cases(void)
         add((spec){RESIZE, all[t], DRS_MODE_CUBIC, 0, 0, 0, 3, 0, 0, 0, 0, 1});
         add((spec){RESIZE, all[t], DRS_MODE_LINEAR, 1, 0, 0, 3, 0, 0, 0, 0, 1});
     }
+    /* the linear scales gradient on rows of whole vectors, 2x, half_pixel: Resize-19
+     * linear and Interpolate-11 linear_onnx */
+    add((spec){RESIZE, DRS_F32, DRS_MODE_LINEAR, 0, 0, 1, 1, 0, 0, 0, 0, 2});
+    add((spec){INTERP, DRS_F32, DRS_MODE_LINEAR_ONNX, 0, 0, 1, 1, 0, 0, 0, 0, 2});
     for (int bwd = 0; bwd < 2; bwd++) {
         add((spec){TORCH, DRS_F32, DRS_TORCH_AREA, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
         add((spec){TORCH, DRS_F32, DRS_TORCH_BICUBIC, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
