@@ -937,17 +937,12 @@ DRS_SIMD_FN(diff_row_c_f32,
  * dispatch and without the C form's vector constants, which, set up before the
  * call in one function with it, were saved and restored around it on every row
  * (W12 with scales_delta, 1 thread: about 2.5 ms of 17) */
-static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
-                         const float *xa1, const float *xp0, const float *xp1, float wp0,
-                         float wp1, int np, const float *g, int64_t Lw, double cdh, double *part,
-                         float *restrict P, float *restrict S)
+/* a row's two parts from its lane sums: the other outputs whose derivative is not 0
+ * added one by one, in ascending order: cd[o] dy[o] (E Px)[o] */
+static void diff_row_finish(const tiled2_grad *G, const float *xp0, const float *xp1, float wp0,
+                            float wp1, int np, const float *g, double cdh, const double *sums,
+                            double *part)
 {
-    double sums[2];
-    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, G->twd->O, G->da,
-                            G->dcdE, G->dcdO, G->dJ0, G->dJ1, sums))
-        diff_row_c_f32(G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, P, S, sums);
-    /* the other outputs whose derivative is not 0, in ascending order:
-     * cd[o] dy[o] (E Px)[o] */
     const drs_table *tw = G->twd;
     const float *cd = (const float *)G->cdw;
     double e = 0.0;
@@ -969,6 +964,37 @@ static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
     part[0] = G->wantA ? cdh * sums[0] : 0.0; /* (0 exactly without gA) */
     part[1] = sums[1] + e;
 }
+static void diff_row_f32(const tiled2_grad *G, const float *T, const float *xa0,
+                         const float *xa1, const float *xp0, const float *xp1, float wp0,
+                         float wp1, int np, const float *g, int64_t Lw, double cdh, double *part,
+                         float *restrict P, float *restrict S)
+{
+    double sums[2];
+    if (!drs__diff_sums_f32(T, xa0, xa1, xp0, xp1, wp0, wp1, np, Lw, g, G->twd->O, G->da,
+                            G->dcdE, G->dcdO, G->dJ0, G->dJ1, sums))
+        diff_row_c_f32(G, T, xa0, xa1, xp0, xp1, wp0, wp1, np, g, Lw, P, S, sums);
+    diff_row_finish(G, xp0, xp1, wp0, wp1, np, g, cdh, sums, part);
+}
+/* The same row with its transposed row T formed in the same sweep (the caller has
+ * not formed it; tiled2's fuse, which drs__trow_diff_ok and the table's shape
+ * allow): T[0] and T[Lw - 1], trow's general entries, summed here as TENTRY_GENERAL
+ * sums them; the interior and the sums in drs__trow_diff_f32 (the bits of trow
+ * and diff_row_f32) */
+static void diff_row_trow_f32(const tiled2_grad *G, const drs_ttable *tt, float *T,
+                              const float *xp0, const float *xp1, float wp0, float wp1,
+                              const float *g, int64_t Lw, double cdh, double *part)
+{
+    const float *W = tt->wf;
+    float t0 = 0, tl = 0;
+    for (int64_t e = tt->off[0]; e < tt->off[1]; e++)
+        t0 += W[e] * g[tt->o[e]];
+    for (int64_t e = tt->off[Lw - 1]; e < tt->off[Lw]; e++)
+        tl += W[e] * g[tt->o[e]];
+    double sums[2];
+    drs__trow_diff_f32(T, g, Lw, W + tt->off[tt->j0], t0, tl, xp0, xp1, wp0, wp1, G->dcdE,
+                       G->dcdO, G->dJ0, G->dJ1, sums);
+    diff_row_finish(G, xp0, xp1, wp0, wp1, 2, g, cdh, sums, part);
+}
 
 /* The difference form's rows of x, DIFF_PF_ROWS input rows ahead of the row x0
  * of n floats the current row of dy starts at, requested into the L1 when that
@@ -988,7 +1014,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
 
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
  * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
- * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd) */
+ * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd, fz: T not yet formed) */
 #define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW)                                        \
     do {                                                                                       \
         double *part = G->part + 2 * (b * c->Oh + oh);                                         \
@@ -1008,6 +1034,12 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
                 G->wantA ? (const float *)xb + G->thd->first[oh] * inner : xp0;                \
             if (oh > 0 && G->th->first[oh] != G->th->first[oh - 1])                            \
                 diff_prefetch_row(xp0, inner);                                                 \
+            if (fz) { /* T not formed yet: formed here, with the sums */                       \
+                diff_row_trow_f32(G, c->ttw, (float *)(buf + (oh - r0) * inner), xp0, xp1,     \
+                                  wp[0], wp[1], (const float *)gr, c->rowlen,                  \
+                                  G->wantA ? G->thd->dw[oh * G->thd->stride + 1] : 0.0, part); \
+                break;                                                                         \
+            }                                                                                  \
             diff_row_f32(G, (const float *)(buf + (oh - r0) * inner), xa0,                     \
                          G->wantA ? xa0 + inner : xp1, xp0, xp1, wp[0],                        \
                          nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen,             \
@@ -1142,7 +1174,23 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
         const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
                         tv_fusable(c->ttw, G->ttwd);                                           \
+        /* a half_pixel 2x row of the difference form: its T formed with its sums              \
+         * (diff_row_trow_f32) where trow would take the period-two interior [1, Lw - 1)       \
+         * and general entries at 0 and Lw - 1 */                                              \
+        const drs_ttable *tw_ = c->ttw;                                                        \
+        const int fuse = sizeof(A) == sizeof(float) && G && G->diff && c->inner == 1 &&        \
+                         tw_->per2 && tw_->un == 4 && tw_->downk == 0 && tw_->j0 == 1 &&       \
+                         tw_->j1 == tw_->Lin - 1 && tw_->Lin == c->rowlen &&                   \
+                         tw_->o[tw_->off[1]] == 1 &&                                           \
+                         drs__trow_diff_ok(c->rowlen, glen, G->da, G->dJ0, G->dJ1);            \
         for (int64_t oh = have; oh < r1; oh++) {                                               \
+            int fz = 0;                                                                        \
+            if (fuse && oh >= own0 && G->th->ntap[oh] == 2) {                                  \
+                const drs_table *hd_ = G->thd;                                                 \
+                const int64_t q_ = oh * hd_->stride;                                           \
+                fz = !G->wantA || (hd_->ntap[oh] == 2 && hd_->dw[q_] == -hd_->dw[q_ + 1] &&    \
+                                   hd_->first[oh] == G->th->first[oh]);                        \
+            }                                                                                  \
             if (c->pf && c->inner > 1) {                                                       \
                 /* a long row (channels-last: 64 KiB in W9) as the transposed pass reads       \
                  * its rows, each input's outputs prefetched as it is reached; one burst per   \
@@ -1154,7 +1202,9 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
             } else {                                                                           \
                 if (c->pf)                                                                     \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
-                if (tvf && oh >= own0)                                                         \
+                if (fz) {                                                                      \
+                    /* (T formed with the row's sums below) */                                 \
+                } else if (tvf && oh >= own0)                                                  \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
                           (const A *)G->cdk, g + oh * glen, buf + (oh - r0) * inner, V);       \
                 else                                                                           \

@@ -307,6 +307,14 @@ int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const
                        const float *xp1, float wp0, float wp1, int np, int64_t Lw,
                        const float *g, int64_t glen, int64_t a, const float *cE,
                        const float *cO, int64_t J0, int64_t J1, double *sums);
+/* the same sums with the row's transposed row T formed in the same sweep (a half_pixel
+ * 2x row: trow's period-two interior with weights c[0..3] on dy[2j - 1 ..], T[0] = t0,
+ * T[Lw - 1] = tl) and stored to Tr; only where drs__trow_diff_ok (AVX-512, the shapes
+ * of diff_sums2) */
+int drs__trow_diff_ok(int64_t Lw, int64_t glen, int64_t a, int64_t J0, int64_t J1);
+void drs__trow_diff_f32(float *Tr, const float *g, int64_t Lw, const float *c, float t0, float tl,
+                        const float *x0, const float *x1, float wp0, float wp1, const float *cE,
+                        const float *cO, int64_t J0, int64_t J1, double *sums);
 /* a channels-last chunk's one- or two-tap outputs streamed out from the registers
  * (simd.c); 0 when it cannot (nothing written) */
 int drs__lerp2_stream_f32(float *y, const float *tmp, const int64_t *first, const int32_t *nt,

@@ -259,6 +259,72 @@ static void diff_sums_rows(void)
     CHECK(fast >= 12, "diff sums: only %d rows of the fast form's shape", fast);
 }
 
+/* drs__trow_diff_f32: the transposed row T of a half_pixel 2x row (T[0] = t0, T[Lw -
+ * 1] = tl, the interior ((0 + c0 g[2j - 1]) + c1 g[2j]) + c2 g[2j + 1]) + c3 g[2j + 2])
+ * stored, and the row sums of that T (ref_diff_sums), bit for bit, with g ending at an
+ * inaccessible page; only where drs__trow_diff_ok says it runs (AVX-512) */
+static void trow_diff_rows(void)
+{
+    const int64_t lens[5] = {32, 48, 128, 144, 1024};
+    int ran = 0;
+    for (int li = 0; li < 5; li++)
+        for (int ji = 0; ji < 3; ji++) {
+            const int64_t Lw = lens[li], J0 = ji == 2 ? 16 : 1 + ji;
+            const int64_t J1 = ji == 1 ? Lw - 15 : Lw, glen = 2 * Lw;
+            if (!drs__trow_diff_ok(Lw, glen, -1, J0, J1)) {
+                CHECK(drs__simd_level() != DRS_SIMD_AVX512,
+                      "trow diff Lw %lld: refused under AVX-512", (long long)Lw);
+                continue;
+            }
+            CHECK(!drs__trow_diff_ok(Lw, glen - 1, -1, J0, J1) &&
+                      !drs__trow_diff_ok(Lw, glen, 0, J0, J1),
+                  "trow diff Lw %lld: taken for a short row or a = 0", (long long)Lw);
+            float *T = malloc((size_t)Lw * sizeof(float)), *Tw = malloc((size_t)Lw * sizeof(float));
+            float *x0 = malloc((size_t)Lw * sizeof(float)), *x1 = malloc((size_t)Lw * sizeof(float));
+            float *cE = malloc((size_t)Lw * sizeof(float)), *cO = malloc((size_t)Lw * sizeof(float));
+            void *gmap = NULL;
+            size_t gmlen = 0;
+            float *g = guarded_floats(glen, &gmap, &gmlen);
+            if (!T || !Tw || !x0 || !x1 || !cE || !cO || !g) {
+                CHECK(0, "trow diff: out of memory");
+                free(T), free(Tw), free(x0), free(x1), free(cE), free(cO);
+                if (g)
+                    munmap(gmap, gmlen);
+                return;
+            }
+            for (int64_t j = 0; j < Lw; j++) {
+                x0[j] = rnd_val();
+                x1[j] = rnd_val();
+                cE[j] = rnd_val();
+                cO[j] = rnd_val();
+                T[j] = -7.0f;
+            }
+            for (int64_t i = 0; i < glen; i++)
+                g[i] = rnd_val();
+            const float c[4] = {0.25f, 0.75f, 0.75f, 0.25f}, t0 = rnd_val(), tl = rnd_val();
+            Tw[0] = t0;
+            Tw[Lw - 1] = tl;
+            for (int64_t j = 1; j < Lw - 1; j++) {
+                float acc = 0.0f;
+                for (int k = 0; k < 4; k++)
+                    acc += c[k] * g[2 * j - 1 + k];
+                Tw[j] = acc;
+            }
+            double got[2] = {-7.0, -7.0}, want[2];
+            drs__trow_diff_f32(T, g, Lw, c, t0, tl, x0, x1, 0.75f, 0.25f, cE, cO, J0, J1, got);
+            ref_diff_sums(Tw, x0, x1, 0.75f, 0.25f, Lw, g, -1, cE, cO, J0, J1, want);
+            CHECK(!memcmp(T, Tw, (size_t)Lw * sizeof(float)), "trow diff Lw %lld: T differs",
+                  (long long)Lw);
+            CHECK(!memcmp(got, want, sizeof want),
+                  "trow diff Lw %lld J0 %lld J1 %lld: %.17g %.17g, expected %.17g %.17g",
+                  (long long)Lw, (long long)J0, (long long)J1, got[0], got[1], want[0], want[1]);
+            ran++;
+            free(T), free(Tw), free(x0), free(x1), free(cE), free(cO);
+            munmap(gmap, gmlen);
+        }
+    CHECK(ran == 15 || drs__simd_level() != DRS_SIMD_AVX512, "trow diff: %d rows ran", ran);
+}
+
 int main(void)
 {
     unsigned char *got = malloc(N), *want = malloc(N), *src = malloc(N);
@@ -270,6 +336,7 @@ int main(void)
         one_sequence(got, want, src, seq);
     tsweep_rows();
     diff_sums_rows();
+    trow_diff_rows();
     printf("test_stream: %d checks, %d failed (SIMD variant %s)\n", g_checks, g_fail,
            drs_simd_variant());
     free(got);
