@@ -657,7 +657,10 @@ static inline int chunk_cols(const drs_table *tw, int64_t o0, int64_t o1, int64_
                    ? 1 + pair                                                                  \
                    : 0;                                                                        \
     }                                                                                          \
-    /* pass w of a row, from its pass-h row tmp into yrow (or ob, streamed out) */           \
+    /* pass w of a row, from its pass-h row tmp into yrow (or ob, streamed out); for           \
+     * _row_wide: _row keeps its own copy of these lines, since with this function inlined     \
+     * there its code changed (86 bytes more), and its rows are layout-sensitive               \
+     * (below) */                                                                              \
     static inline __attribute__((always_inline)) void NAME##_pass_w(                           \
         const A *tmp, A *yrow, A *ob, int64_t inner, const drs_table *tw, const A *Ww, A ev,   \
         drs_stream *ws, int nu, int per2, int64_t u0, int64_t u1)                              \

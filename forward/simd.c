@@ -669,76 +669,16 @@ DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, 
  * two NaNs meet in a lane, which payload survives may differ, as between variants).
  * W12 rows (128 inputs) in the L1 on a Zen 5 core: 36 -> 18.5 ns a row (1024
  * inputs: 2.37 -> 1.78 ns a vector). */
-/* the sums' terms of vector j (lanes j .. j + 15) from its T (t), its pairs' first and
- * second dy (gp, ge), x0 and x1 (the vector before's in p0, p1, replaced by these) and
- * the first and last vectors' pair masks m0, ml */
-#define DIFF_TERMS2(j, t, gp, ge, A, B)                                                        \
-    do {                                                                                       \
-        const __m512 x0_ = _mm512_loadu_ps(x0 + (j)), x1_ = _mm512_loadu_ps(x1 + (j));         \
-        const __m512 y0_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(x0_), _mm512_castps_si512(p0), 15));       \
-        const __m512 y1_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(x1_), _mm512_castps_si512(p1), 15));       \
-        p0 = x0_;                                                                              \
-        p1 = x1_;                                                                              \
-        A = _mm512_add_ps(A, _mm512_mul_ps(t, _mm512_sub_ps(x1_, x0_)));                       \
-        const __m512 dp_ = _mm512_add_ps(_mm512_mul_ps(w0, _mm512_sub_ps(x0_, y0_)),           \
-                                         _mm512_mul_ps(w1, _mm512_sub_ps(x1_, y1_)));          \
-        const __m512 h_ = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(cE + (j)), gp),          \
-                                        _mm512_mul_ps(_mm512_loadu_ps(cO + (j)), ge));         \
-        const uint32_t mj_ = ((j) == 0 ? m0 : 0xffffu) & ((j) == jl ? ml : 0xffffu);           \
-        B = _mm512_add_ps(B, _mm512_maskz_mul_ps((__mmask16)mj_, h_, dp_));                    \
-    } while (0)
-#define DIFF_VEC2(j, A, B)                                                                     \
-    do {                                                                                       \
-        const __m512 g0_ = _mm512_loadu_ps(g + 2 * (j));                                       \
-        const __m512 g1_ = _mm512_loadu_ps(g + 2 * (j) + 16);                                  \
-        const __m512 go_ = _mm512_permutex2var_ps(g0_, od, g1_);                               \
-        const __m512 ge_ = _mm512_permutex2var_ps(g0_, ev, g1_);                               \
-        const __m512 gp_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(go_), _mm512_castps_si512(pg), 15));       \
-        pg = go_;                                                                              \
-        const __m512 t_ = _mm512_loadu_ps(T + (j));                                            \
-        DIFF_TERMS2(j, t_, gp_, ge_, A, B);                                                    \
-    } while (0)
-DRS_TARGET_AVX512 static void diff_sums2_avx512(const float *T, const float *x0, const float *x1,
-                                                float wp0, float wp1, int64_t Lw, const float *g,
-                                                const float *cE, const float *cO, int64_t J0,
-                                                int64_t J1, double *sums)
-{
-    const __m512 w0 = _mm512_set1_ps(wp0), w1 = _mm512_set1_ps(wp1);
-    const __m512i ev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i od = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    const int64_t jl = Lw - 16; /* the last vector; m0, ml: the first's and last's pair lanes */
-    const uint32_t m0 = diff_rmask(J0, 16, 16), ml = diff_rmask(0, J1 - jl, 16);
-    __m512d l[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
-                    _mm512_setzero_pd()}; /* the double lanes: A's 0-7, 8-15, B's */
-    __m512 p0 = _mm512_setzero_ps(), p1 = p0, pg = p0; /* the vector before's x0, x1, odd dy */
-    for (int64_t v0 = 0; v0 < Lw; v0 += 128) {
-        __m512 A0 = _mm512_setzero_ps(), A1 = _mm512_setzero_ps();
-        __m512 B0 = _mm512_setzero_ps(), B1 = _mm512_setzero_ps();
-        const int64_t ve = v0 + 128 < Lw ? v0 + 128 : Lw;
-        int64_t j = v0;
-        for (; j + 16 < ve; j += 32) {
-            DIFF_VEC2(j, A0, B0);
-            DIFF_VEC2(j + 16, A1, B1);
-        }
-        if (j < ve)
-            DIFF_VEC2(j, A0, B0);
-        diff_flush(l, A0, A1, B0, B1);
-    }
-    sums[0] = diff_combine16(_mm512_add_pd(l[0], l[1]));
-    sums[1] = diff_combine16(_mm512_add_pd(l[2], l[3]));
-}
-#undef DIFF_VEC2
-/* The transposed row T of a half_pixel 2x row and diff_sums2's sums, in one sweep
- * (drs__trow_diff_f32): T[j] = ((0 + c0 dy[2j - 1]) + c1 dy[2j]) + c2 dy[2j + 1]) + c3
- * dy[2j + 2] (trow's period-two interior, the same operations in the same order) from
- * the even and odd lanes the sums read anyway, dy[2j + 2] being the next vector's even
- * lanes shifted in; T[0] and T[Lw - 1] (the row's general entries, summed by the
- * caller: t0, tl) put in their lanes; T stored and used from the register.  The sums
- * are diff_sums2_avx512's (the same bits). */
-#define TROW_DIFF_VEC(j, A, B)                                                                 \
+/* The transposed row T of a half_pixel 2x row can be formed in the same sweep
+ * (drs__trow_diff_f32, form = 1): T[j] = ((0 + c0 dy[2j - 1]) + c1 dy[2j]) + c2 dy[2j +
+ * 1]) + c3 dy[2j + 2] (trow's period-two interior, the same operations in the same
+ * order) from the even and odd lanes the sums read anyway, dy[2j + 2] being the next
+ * vector's even lanes shifted in; T[0] and T[Lw - 1] (the row's general entries, summed
+ * by the caller: t0, tl) put in their lanes; T stored to Tr and used from the register.
+ * With form = 0, T is read.  Either way each vector's dy lanes are those the vector
+ * before loaded (the next vector's loads, past the row's last vector none), and the
+ * sums are the same bits. */
+#define DIFF2_VEC(j, A, B)                                                                     \
     do {                                                                                       \
         __m512 no_ = zero, ne_ = zero; /* the next vector's odd and even dy lanes */           \
         if ((j) + 16 < Lw) {                                                                   \
@@ -749,38 +689,57 @@ DRS_TARGET_AVX512 static void diff_sums2_avx512(const float *T, const float *x0,
         }                                                                                      \
         const __m512 gp_ = _mm512_castsi512_ps(                                                \
             _mm512_alignr_epi32(_mm512_castps_si512(go), _mm512_castps_si512(pg), 15));        \
-        const __m512 gn_ = _mm512_castsi512_ps(                                                \
-            _mm512_alignr_epi32(_mm512_castps_si512(ne_), _mm512_castps_si512(ge), 1));        \
-        __m512 t_ = _mm512_add_ps(zero, _mm512_mul_ps(c0, gp_));                               \
-        t_ = _mm512_add_ps(t_, _mm512_mul_ps(c1, ge));                                         \
-        t_ = _mm512_add_ps(t_, _mm512_mul_ps(c2, go));                                         \
-        t_ = _mm512_add_ps(t_, _mm512_mul_ps(c3, gn_));                                        \
-        if ((j) == 0)                                                                          \
-            t_ = _mm512_mask_blend_ps((__mmask16)1, t_, _mm512_set1_ps(t0));                   \
-        if ((j) == jl)                                                                         \
-            t_ = _mm512_mask_blend_ps((__mmask16)0x8000, t_, _mm512_set1_ps(tl));              \
-        _mm512_storeu_ps(Tr + (j), t_);                                                        \
-        DIFF_TERMS2(j, t_, gp_, ge, A, B);                                                     \
+        __m512 t_;                                                                             \
+        if (form) {                                                                            \
+            const __m512 gn_ = _mm512_castsi512_ps(                                            \
+                _mm512_alignr_epi32(_mm512_castps_si512(ne_), _mm512_castps_si512(ge), 1));    \
+            t_ = _mm512_add_ps(zero, _mm512_mul_ps(c0, gp_));                                  \
+            t_ = _mm512_add_ps(t_, _mm512_mul_ps(c1, ge));                                     \
+            t_ = _mm512_add_ps(t_, _mm512_mul_ps(c2, go));                                     \
+            t_ = _mm512_add_ps(t_, _mm512_mul_ps(c3, gn_));                                    \
+            if ((j) == 0)                                                                      \
+                t_ = _mm512_mask_blend_ps((__mmask16)1, t_, _mm512_set1_ps(t0));               \
+            if ((j) == jl)                                                                     \
+                t_ = _mm512_mask_blend_ps((__mmask16)0x8000, t_, _mm512_set1_ps(tl));          \
+            _mm512_storeu_ps(Tr + (j), t_);                                                    \
+        } else {                                                                               \
+            t_ = _mm512_loadu_ps(T + (j));                                                     \
+        }                                                                                      \
+        const __m512 x0_ = _mm512_loadu_ps(x0 + (j)), x1_ = _mm512_loadu_ps(x1 + (j));         \
+        const __m512 y0_ = _mm512_castsi512_ps(                                                \
+            _mm512_alignr_epi32(_mm512_castps_si512(x0_), _mm512_castps_si512(p0), 15));       \
+        const __m512 y1_ = _mm512_castsi512_ps(                                                \
+            _mm512_alignr_epi32(_mm512_castps_si512(x1_), _mm512_castps_si512(p1), 15));       \
+        p0 = x0_;                                                                              \
+        p1 = x1_;                                                                              \
+        A = _mm512_add_ps(A, _mm512_mul_ps(t_, _mm512_sub_ps(x1_, x0_)));                      \
+        const __m512 dp_ = _mm512_add_ps(_mm512_mul_ps(w0, _mm512_sub_ps(x0_, y0_)),           \
+                                         _mm512_mul_ps(w1, _mm512_sub_ps(x1_, y1_)));          \
+        const __m512 h_ = _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(cE + (j)), gp_),         \
+                                        _mm512_mul_ps(_mm512_loadu_ps(cO + (j)), ge));         \
+        const uint32_t mj_ = ((j) == 0 ? m0 : 0xffffu) & ((j) == jl ? ml : 0xffffu);           \
+        B = _mm512_add_ps(B, _mm512_maskz_mul_ps((__mmask16)mj_, h_, dp_));                    \
         pg = go;                                                                               \
         go = no_;                                                                              \
         ge = ne_;                                                                              \
     } while (0)
-DRS_TARGET_AVX512 static void trow_diff_avx512(float *Tr, const float *g, int64_t Lw,
-                                               const float *c, float t0, float tl,
-                                               const float *x0, const float *x1, float wp0,
-                                               float wp1, const float *cE, const float *cO,
-                                               int64_t J0, int64_t J1, double *sums)
+/* the sweep of both forms (form a constant where it is inlined) */
+DRS_TARGET_AVX512 static inline __attribute__((always_inline)) void
+diff2_sweep(int form, const float *T, float *Tr, const float *c, float t0, float tl,
+            const float *x0, const float *x1, float wp0, float wp1, int64_t Lw, const float *g,
+            const float *cE, const float *cO, int64_t J0, int64_t J1, double *sums)
 {
     const __m512 w0 = _mm512_set1_ps(wp0), w1 = _mm512_set1_ps(wp1), zero = _mm512_setzero_ps();
-    const __m512 c0 = _mm512_set1_ps(c[0]), c1 = _mm512_set1_ps(c[1]);
-    const __m512 c2 = _mm512_set1_ps(c[2]), c3 = _mm512_set1_ps(c[3]);
+    const float *cw = form ? c : (const float[4]){0.0f, 0.0f, 0.0f, 0.0f}; /* T's weights */
+    const __m512 c0 = _mm512_set1_ps(cw[0]), c1 = _mm512_set1_ps(cw[1]);
+    const __m512 c2 = _mm512_set1_ps(cw[2]), c3 = _mm512_set1_ps(cw[3]);
     const __m512i ev = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i od = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    const int64_t jl = Lw - 16;
+    const int64_t jl = Lw - 16; /* the last vector; m0, ml: the first's and last's pair lanes */
     const uint32_t m0 = diff_rmask(J0, 16, 16), ml = diff_rmask(0, J1 - jl, 16);
     __m512d l[4] = {_mm512_setzero_pd(), _mm512_setzero_pd(), _mm512_setzero_pd(),
-                    _mm512_setzero_pd()};
-    __m512 p0 = zero, p1 = zero, pg = zero;
+                    _mm512_setzero_pd()}; /* the double lanes: A's 0-7, 8-15, B's */
+    __m512 p0 = zero, p1 = zero, pg = zero; /* the vector before's x0, x1, odd dy */
     const __m512 f0 = _mm512_loadu_ps(g), f1 = _mm512_loadu_ps(g + 16);
     __m512 go = _mm512_permutex2var_ps(f0, od, f1), ge = _mm512_permutex2var_ps(f0, ev, f1);
     for (int64_t v0 = 0; v0 < Lw; v0 += 128) {
@@ -788,18 +747,32 @@ DRS_TARGET_AVX512 static void trow_diff_avx512(float *Tr, const float *g, int64_
         const int64_t ve = v0 + 128 < Lw ? v0 + 128 : Lw;
         int64_t j = v0;
         for (; j + 16 < ve; j += 32) {
-            TROW_DIFF_VEC(j, A0, B0);
-            TROW_DIFF_VEC(j + 16, A1, B1);
+            DIFF2_VEC(j, A0, B0);
+            DIFF2_VEC(j + 16, A1, B1);
         }
         if (j < ve)
-            TROW_DIFF_VEC(j, A0, B0);
+            DIFF2_VEC(j, A0, B0);
         diff_flush(l, A0, A1, B0, B1);
     }
     sums[0] = diff_combine16(_mm512_add_pd(l[0], l[1]));
     sums[1] = diff_combine16(_mm512_add_pd(l[2], l[3]));
 }
-#undef TROW_DIFF_VEC
-#undef DIFF_TERMS2
+#undef DIFF2_VEC
+DRS_TARGET_AVX512 static void diff_sums2_avx512(const float *T, const float *x0, const float *x1,
+                                                float wp0, float wp1, int64_t Lw, const float *g,
+                                                const float *cE, const float *cO, int64_t J0,
+                                                int64_t J1, double *sums)
+{
+    diff2_sweep(0, T, NULL, NULL, 0.0f, 0.0f, x0, x1, wp0, wp1, Lw, g, cE, cO, J0, J1, sums);
+}
+DRS_TARGET_AVX512 static void trow_diff_avx512(float *Tr, const float *g, int64_t Lw,
+                                               const float *c, float t0, float tl,
+                                               const float *x0, const float *x1, float wp0,
+                                               float wp1, const float *cE, const float *cO,
+                                               int64_t J0, int64_t J1, double *sums)
+{
+    diff2_sweep(1, NULL, Tr, c, t0, tl, x0, x1, wp0, wp1, Lw, g, cE, cO, J0, J1, sums);
+}
 /* the same sums with AVX2: a vector of 16 lanes is two of 8 (lo: lanes 0-7) */
 DRS_TARGET_AVX2 static inline __m256 diff_even8(__m256 a, __m256 b)
 {
@@ -915,15 +888,20 @@ DRS_TARGET_AVX2 static void diff_sums_avx2(const float *T, const float *x0, cons
 #undef DIFF_HALF8M
 #undef DIFF_FLUSH4
 #endif
-int drs__trow_diff_ok(int64_t Lw, int64_t glen, int64_t a, int64_t J0, int64_t J1)
+/* 1 where diff2_sweep takes the row (AVX-512; rows of at least minL inputs) */
+static int diff2_ok(int64_t Lw, int64_t glen, int64_t a, int64_t J0, int64_t J1, int64_t minL)
 {
 #if DRS_SIMD_MULTI
-    return drs__simd_level() == DRS_SIMD_AVX512 && a == -1 && Lw >= 32 && Lw % 16 == 0 &&
+    return drs__simd_level() == DRS_SIMD_AVX512 && a == -1 && Lw >= minL && Lw % 16 == 0 &&
            2 * Lw <= glen && J0 >= 1 && J0 <= 16 && J1 >= Lw - 15 && J1 <= Lw && J0 < J1;
 #else
-    (void)Lw, (void)glen, (void)a, (void)J0, (void)J1;
+    (void)Lw, (void)glen, (void)a, (void)J0, (void)J1, (void)minL;
     return 0;
 #endif
+}
+int drs__trow_diff_ok(int64_t Lw, int64_t glen, int64_t a, int64_t J0, int64_t J1)
+{
+    return diff2_ok(Lw, glen, a, J0, J1, 32);
 }
 void drs__trow_diff_f32(float *Tr, const float *g, int64_t Lw, const float *c, float t0, float tl,
                         const float *x0, const float *x1, float wp0, float wp1, const float *cE,
@@ -945,8 +923,7 @@ int drs__diff_sums_f32(const float *T, const float *xa0, const float *xa1, const
     if (np != 2 || xa0 != xp0 || xa1 != xp1)
         return 0;
     const int l = drs__simd_level();
-    if (l == DRS_SIMD_AVX512 && a == -1 && Lw >= 16 && Lw % 16 == 0 && 2 * Lw <= glen &&
-        J0 >= 1 && J0 <= 16 && J1 >= Lw - 15 && J1 <= Lw && J0 < J1)
+    if (diff2_ok(Lw, glen, a, J0, J1, 16))
         diff_sums2_avx512(T, xp0, xp1, wp0, wp1, Lw, g, cE, cO, J0, J1, sums);
     else if (l == DRS_SIMD_AVX512)
         diff_sums_avx512(T, xp0, xp1, wp0, wp1, Lw, g, a, cE, cO, J0, J1, sums);

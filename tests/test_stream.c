@@ -191,6 +191,46 @@ static float *guarded_floats(int64_t n, void **map, size_t *len)
     return (float *)(m + *len - pg - bytes);
 }
 
+/* a row's operands for the two kernels below: T (or its expected value), x0, x1, cE and
+ * cO of Lw floats with random values, g of glen floats ending at an inaccessible page
+ * (filled by the caller); 0 when out of memory (nothing left allocated) */
+typedef struct diff_row {
+    float *T, *Tw, *x0, *x1, *cE, *cO, *g;
+    void *gmap;
+    size_t gmlen;
+} diff_row;
+
+static void diff_row_free(diff_row *r)
+{
+    free(r->T), free(r->Tw), free(r->x0), free(r->x1), free(r->cE), free(r->cO);
+    if (r->g)
+        munmap(r->gmap, r->gmlen);
+}
+
+static int diff_row_new(diff_row *r, int64_t Lw, int64_t glen)
+{
+    memset(r, 0, sizeof *r);
+    float **f[6] = {&r->T, &r->Tw, &r->x0, &r->x1, &r->cE, &r->cO};
+    int ok = 1;
+    for (int k = 0; k < 6; k++)
+        ok &= (*f[k] = malloc((size_t)Lw * sizeof(float))) != NULL;
+    r->g = guarded_floats(glen, &r->gmap, &r->gmlen);
+    if (!ok || !r->g) {
+        diff_row_free(r);
+        return 0;
+    }
+    /* (the library sets cE, cO to 0 outside the pairs; the kernels must not depend on
+     * it) */
+    for (int64_t j = 0; j < Lw; j++) {
+        r->T[j] = rnd_val();
+        r->x0[j] = rnd_val();
+        r->x1[j] = rnd_val();
+        r->cE[j] = rnd_val();
+        r->cO[j] = rnd_val();
+    }
+    return 1;
+}
+
 static void diff_sums_rows(void)
 {
     const int64_t lens[6] = {16, 32, 128, 144, 400, 1024};
@@ -209,30 +249,14 @@ static void diff_sums_rows(void)
                     /* g: 2 Lw floats (the fast form may read them all) or only up to
                      * the pairs' last output (it may not) */
                     const int64_t glen = gi ? 2 * (J1 - 1) + a + 2 : 2 * Lw;
-                    float *T = malloc((size_t)Lw * sizeof(float));
-                    float *x0 = malloc((size_t)Lw * sizeof(float));
-                    float *x1 = malloc((size_t)Lw * sizeof(float));
-                    float *cE = malloc((size_t)Lw * sizeof(float));
-                    float *cO = malloc((size_t)Lw * sizeof(float));
-                    void *gmap = NULL;
-                    size_t gmlen = 0;
-                    float *g = guarded_floats(glen, &gmap, &gmlen);
-                    if (!T || !x0 || !x1 || !cE || !cO || !g) {
+                    diff_row row;
+                    if (!diff_row_new(&row, Lw, glen)) {
                         CHECK(0, "diff sums: out of memory");
-                        free(T), free(x0), free(x1), free(cE), free(cO);
-                        if (g)
-                            munmap(gmap, gmlen);
                         return;
                     }
-                    for (int64_t j = 0; j < Lw; j++) {
-                        T[j] = rnd_val();
-                        x0[j] = rnd_val();
-                        x1[j] = rnd_val();
-                        /* (the library sets cE, cO to 0 outside the pairs; the
-                         * kernels must not depend on it) */
-                        cE[j] = rnd_val();
-                        cO[j] = rnd_val();
-                    }
+                    const float *T = row.T, *x0 = row.x0, *x1 = row.x1, *cE = row.cE;
+                    const float *cO = row.cO;
+                    float *g = row.g;
                     /* outside the pairs' outputs [2 J0 + a, 2 J1 + a): infinities,
                      * which reach a sum unless every such lane is masked off */
                     for (int64_t i = 0; i < glen; i++)
@@ -253,8 +277,7 @@ static void diff_sums_rows(void)
                     else
                         CHECK(got[0] == -7.0 && got[1] == -7.0, "diff sums: written on refusal");
                     fast += a == -1 && glen >= 2 * Lw && J1 >= Lw - 15;
-                    free(T), free(x0), free(x1), free(cE), free(cO);
-                    munmap(gmap, gmlen);
+                    diff_row_free(&row);
                 }
     CHECK(fast >= 12, "diff sums: only %d rows of the fast form's shape", fast);
 }
@@ -279,26 +302,15 @@ static void trow_diff_rows(void)
             CHECK(!drs__trow_diff_ok(Lw, glen - 1, -1, J0, J1) &&
                       !drs__trow_diff_ok(Lw, glen, 0, J0, J1),
                   "trow diff Lw %lld: taken for a short row or a = 0", (long long)Lw);
-            float *T = malloc((size_t)Lw * sizeof(float)), *Tw = malloc((size_t)Lw * sizeof(float));
-            float *x0 = malloc((size_t)Lw * sizeof(float)), *x1 = malloc((size_t)Lw * sizeof(float));
-            float *cE = malloc((size_t)Lw * sizeof(float)), *cO = malloc((size_t)Lw * sizeof(float));
-            void *gmap = NULL;
-            size_t gmlen = 0;
-            float *g = guarded_floats(glen, &gmap, &gmlen);
-            if (!T || !Tw || !x0 || !x1 || !cE || !cO || !g) {
+            diff_row row;
+            if (!diff_row_new(&row, Lw, glen)) {
                 CHECK(0, "trow diff: out of memory");
-                free(T), free(Tw), free(x0), free(x1), free(cE), free(cO);
-                if (g)
-                    munmap(gmap, gmlen);
                 return;
             }
-            for (int64_t j = 0; j < Lw; j++) {
-                x0[j] = rnd_val();
-                x1[j] = rnd_val();
-                cE[j] = rnd_val();
-                cO[j] = rnd_val();
+            float *T = row.T, *Tw = row.Tw, *g = row.g;
+            const float *x0 = row.x0, *x1 = row.x1, *cE = row.cE, *cO = row.cO;
+            for (int64_t j = 0; j < Lw; j++)
                 T[j] = -7.0f;
-            }
             for (int64_t i = 0; i < glen; i++)
                 g[i] = rnd_val();
             const float c[4] = {0.25f, 0.75f, 0.75f, 0.25f}, t0 = rnd_val(), tl = rnd_val();
@@ -319,8 +331,7 @@ static void trow_diff_rows(void)
                   "trow diff Lw %lld J0 %lld J1 %lld: %.17g %.17g, expected %.17g %.17g",
                   (long long)Lw, (long long)J0, (long long)J1, got[0], got[1], want[0], want[1]);
             ran++;
-            free(T), free(Tw), free(x0), free(x1), free(cE), free(cO);
-            munmap(gmap, gmlen);
+            diff_row_free(&row);
         }
     CHECK(ran == 15 || drs__simd_level() != DRS_SIMD_AVX512, "trow diff: %d rows ran", ran);
 }
