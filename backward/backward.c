@@ -230,6 +230,22 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
                                  (s) + 6, (s) + 7, (s) + 8, (s) + 9, (s) + 10, (s) + 11,       \
                                  (s) + 12, (s) + 13, (s) + 14, (s) + 15})
 #endif
+/* e, o: the even and odd lanes of the 32 floats from p */
+#define TROW_V16_EO(p, e, o)                                                                   \
+    do {                                                                                       \
+        drs_v16f l_, h_;                                                                       \
+        memcpy(&l_, (p), sizeof l_);                                                           \
+        memcpy(&h_, (p) + 16, sizeof h_);                                                      \
+        (e) = TROW_V16_EVEN(l_, h_);                                                           \
+        (o) = TROW_V16_ODD(l_, h_);                                                            \
+    } while (0)
+/* the carried form's next block (from 2 q + 32 on, its dy prefetched ahead) */
+#define TROW_V16_NEXT(ss, q, e, o)                                                             \
+    do {                                                                                       \
+        drs__prefetch_at((ss) + 2 * (q), DRS_PF_ROW_BYTES);                                    \
+        drs__prefetch_at((ss) + 2 * (q), DRS_PF_ROW_BYTES + 64);                               \
+        TROW_V16_EO((ss) + 2 * (q) + 32, e, o);                                                \
+    } while (0)
 /* With 8 entries an input (bicubic 2x), the blocks that have a whole block after
  * them (the carried form): element k of 16 inputs, k = 2m or 2m + 1, is the even
  * or odd lanes of the block's first 32 floats shifted by m inputs, the next
@@ -251,17 +267,10 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             cv_[k_] = (drs_v16f){0} + (float)c[k_];                                            \
         int64_t q0_ = 0;                                                                       \
         if ((NT) >= 8 && n_ >= 32) { /* TROW_PER2_V16's carried form */                        \
-            drs_v16f lo_, hi_, e_, o_;                                                         \
-            memcpy(&lo_, ss_, sizeof lo_);                                                     \
-            memcpy(&hi_, ss_ + 16, sizeof hi_);                                                \
-            e_ = TROW_V16_EVEN(lo_, hi_);                                                      \
-            o_ = TROW_V16_ODD(lo_, hi_);                                                       \
+            drs_v16f e_, o_, en_, on_;                                                         \
+            TROW_V16_EO(ss_, e_, o_);                                                          \
             for (; q0_ + 32 <= n_; q0_ += 16) {                                                \
-                drs__prefetch_at(ss_ + 2 * q0_, DRS_PF_ROW_BYTES);                             \
-                drs__prefetch_at(ss_ + 2 * q0_, DRS_PF_ROW_BYTES + 64);                        \
-                memcpy(&lo_, ss_ + 2 * q0_ + 32, sizeof lo_);                                  \
-                memcpy(&hi_, ss_ + 2 * q0_ + 48, sizeof hi_);                                  \
-                const drs_v16f en_ = TROW_V16_EVEN(lo_, hi_), on_ = TROW_V16_ODD(lo_, hi_);    \
+                TROW_V16_NEXT(ss_, q0_, en_, on_);                                             \
                 drs_v16f acc_ = (drs_v16f){0};                                                 \
                 acc_ += cv_[0] * e_;                                                           \
                 acc_ += cv_[1] * o_;                                                           \
@@ -574,8 +583,9 @@ typedef struct tiled2_grad {
     const void *dwh;              /* thd's dw in the data's type */
     const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
-    const void *cdk;              /* E^T periodic, every interior tap weight -1, 0 or 1: cv[k]
-                                   * * cd of the interior by tap (tvrow_per2) */
+    const void *cdk;              /* E^T periodic: the interior's cd by tap (tvrow_per2), times
+                                   * cv[k] where every interior tap weight is -1, 0 or 1 */
+    int cdraw;                    /* cdk is cd itself (cubic: tap weights not all -1, 0, 1) */
     int vz;                       /* V as trow over Z = cd ⊙ dy, not vrow_per2 (periodic E^T
                                    * whose tap weights are not all -1, 0, 1: cubic) */
     const void *x;
@@ -761,28 +771,92 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 /* T = P_w^T g and V = E^T (cd ⊙ g) of one row (inner == 1) in one sweep over
  * g, when both transposed tables are periodic with period two over the same
  * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
- * and each V[j] vrow_per2's (cd[o] * g[o] formed in the same way, the terms
- * in the same order), so both have the bits of the two separate calls.  Only
- * where every interior tap weight cv[k] of E^T is -1, 0 or 1 (linear): in the
- * interior, tap k of input j0 + t reads cv[k] * cd[o0 + 2t + k] as
- * cdk[k * nin + t] (tiled2_grad), a unit-stride load, and (cv[k] * cd) * g is
- * the number cv[k] * (cd * g) with a multiply less. */
+ * and each V[j] trow's over Z = cd ⊙ g (cd[o] * g[o] formed in the same way,
+ * the terms in the same order), so both have the bits of the two separate
+ * calls.  In the interior, tap k of input j0 + t reads cdk[k * nin + t]
+ * (tiled2_grad), a unit-stride load: where every interior tap weight cv[k] of
+ * E^T is -1, 0 or 1 (linear), cv[k] * cd[o0 + 2t + k], and (cv[k] * cd) * g is
+ * the number cv[k] * (cd * g) with a multiply less; otherwise (raw: cubic)
+ * cd[o0 + 2t + k] itself, and tap k's term is cw[k] * (cd * g). */
 #define TVROW_PER2_LOOP(A, NT)                                                                 \
     for (int64_t t = 0; t < nin; t++) {                                                        \
         const A *s = s0 + 2 * t;                                                               \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += cdk[k * nin + t] * s[k];                                                     \
+            if (raw)                                                                           \
+                av += cw[k] * (cdk[k * nin + t] * s[k]);                                       \
+            else                                                                               \
+                av += cdk[k * nin + t] * s[k];                                                 \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
     }
+/* TVROW_PER2_LOOP's float rows with 8 entries an input and raw cd (bicubic 2x, at
+ * least 16 inputs) in GCC vectors of 16 (the AVX-512 variant's registers): T as
+ * TROW_PER2_V16 forms it (the carried form while a whole block follows, then the
+ * last blocks formed as the last 16), and V from the same shifted lanes of g, tap
+ * k's cd loaded from cdk: the terms of TVROW_PER2_LOOP in its order (the same
+ * bits).  The shifted lanes are formed once for both rows, and Z = cd ⊙ g is
+ * neither stored nor shuffled.  W12 in cubic mode with scales_delta on a Zen 5 core
+ * (drs_bench --cpu-time, 1 thread, min of 6 alternating rounds): 17.54 -> 16.77 ms
+ * against trow over Z (the data gradient 7.1-7.2 ms); at 2 threads 8.9-9.7 ->
+ * 8.8-9.3 (wall, 3 rounds). */
+#define TVROW_PER2_V16_8()                                                                     \
+    do {                                                                                       \
+        const float *restrict ss_ = (const float *)s0, *restrict ck_ = (const float *)cdk;     \
+        float *restrict tT_ = (float *)(T + tt->j0), *restrict tV_ = (float *)(V + tt->j0);    \
+        drs_v16f ct_[8], cw_[8], s_[8];                                                        \
+        for (int k_ = 0; k_ < 8; k_++) {                                                       \
+            ct_[k_] = (drs_v16f){0} + (float)ct[k_];                                           \
+            cw_[k_] = (drs_v16f){0} + (float)cw[k_];                                           \
+        }                                                                                      \
+        int64_t q0_ = 0;                                                                       \
+        if (nin >= 32) { /* the carried form */                                                \
+            drs_v16f e_, o_, en_, on_;                                                         \
+            TROW_V16_EO(ss_, e_, o_);                                                          \
+            for (; q0_ + 32 <= nin; q0_ += 16) {                                               \
+                TROW_V16_NEXT(ss_, q0_, en_, on_);                                             \
+                s_[0] = e_;                                                                    \
+                s_[1] = o_;                                                                    \
+                s_[2] = TROW_V16_SHIFT(e_, en_, 1);                                            \
+                s_[3] = TROW_V16_SHIFT(o_, on_, 1);                                            \
+                s_[4] = TROW_V16_SHIFT(e_, en_, 2);                                            \
+                s_[5] = TROW_V16_SHIFT(o_, on_, 2);                                            \
+                s_[6] = TROW_V16_SHIFT(e_, en_, 3);                                            \
+                s_[7] = TROW_V16_SHIFT(o_, on_, 3);                                            \
+                TVROW_V16_TERMS(q0_);                                                          \
+                e_ = en_;                                                                      \
+                o_ = on_;                                                                      \
+            }                                                                                  \
+        }                                                                                      \
+        for (int64_t q_ = q0_; q_ < nin; q_ += 16) {                                           \
+            const int64_t b_ = q_ + 16 <= nin ? q_ : nin - 16;                                 \
+            drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES);                                  \
+            drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES + 64);                             \
+            for (int k_ = 0; k_ < 8; k_ += 2)                                                  \
+                TROW_V16_EO(ss_ + 2 * b_ + k_, s_[k_], s_[k_ + 1]);                            \
+            TVROW_V16_TERMS(b_);                                                               \
+        }                                                                                      \
+    } while (0)
+/* the 16 inputs from q of TVROW_PER2_V16_8, its tap rows in s_ */
+#define TVROW_V16_TERMS(q)                                                                     \
+    do {                                                                                       \
+        drs_v16f at_ = (drs_v16f){0}, av_ = (drs_v16f){0}, z_;                                 \
+        for (int k_ = 0; k_ < 8; k_++) {                                                       \
+            at_ += ct_[k_] * s_[k_];                                                           \
+            memcpy(&z_, ck_ + k_ * nin + (q), sizeof z_);                                      \
+            av_ += cw_[k_] * (z_ * s_[k_]);                                                    \
+        }                                                                                      \
+        memcpy(tT_ + (q), &at_, sizeof at_);                                                   \
+        memcpy(tV_ + (q), &av_, sizeof av_);                                                   \
+    } while (0)
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V),         \
-                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
+                 const A *cd, const A *cdk, int raw, const A *g, A *restrict T,                \
+                 A *restrict V),                                                               \
+                (tt, Wt, tv, Wv, cd, cdk, raw, g, T, V), {                                     \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
@@ -800,10 +874,15 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         }                                                                                      \
         const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
         const A *s0 = g + o0;                                                                  \
-        A ct[8];                                                                               \
-        for (int k = 0; k < tt->un; k++)                                                       \
+        A ct[8], cw[8];                                                                        \
+        for (int k = 0; k < tt->un; k++) {                                                     \
             ct[k] = Wt[e0 + k];                                                                \
-        if (tt->un == 2)                                                                       \
+            cw[k] = Wv[tv->off[tv->j0] + k];                                                   \
+        }                                                                                      \
+        if (DRS_SIMD_MULTI && drs__simd_level() == DRS_SIMD_AVX512 && sizeof(A) == 4 &&        \
+            raw && tt->un == 8 && nin >= 16)                                                   \
+            TVROW_PER2_V16_8();                                                                \
+        else if (tt->un == 2)                                                                  \
             TVROW_PER2_LOOP(A, 2)                                                              \
         else if (tt->un == 4)                                                                  \
             TVROW_PER2_LOOP(A, 4)                                                              \
@@ -1206,7 +1285,8 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                     /* (T formed with the row's sums below) */                                 \
                 } else if (tvf && oh >= own0)                                                  \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
-                          (const A *)G->cdk, g + oh * glen, buf + (oh - r0) * inner, V);       \
+                          (const A *)G->cdk, G->cdraw, g + oh * glen, buf + (oh - r0) * inner,  \
+                          V);       \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
                          buf + (oh - r0) * inner, c->inner, 0);                                \
@@ -2179,12 +2259,20 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                 unit &= cv[k] == -1.0 || cv[k] == 0.0 || cv[k] == 1.0;
             }
             /* Otherwise (cubic) V is trow over Z = cd ⊙ dy, formed once an output, not
-             * tvrow_per2's cd · dy once a tap (8 an input) nor vrow_per2: the same bits
-             * (each V[j] the same sum of the same products in the same order).  W12 in
-             * cubic mode with scales_delta on a Zen 5 core (drs_bench, 1 thread, thread
-             * CPU time, 5 alternating rounds): 22.18-22.57 ms fused, 23.42-24.45 with
-             * vrow_per2, 21.04-21.98 this way. */
-            if (!unit) {
+             * tvrow_per2's generic loop (cd · dy once a tap, 8 an input) nor vrow_per2: the
+             * same bits (each V[j] the same sum of the same products in the same order).
+             * W12 in cubic mode with scales_delta on a Zen 5 core (drs_bench, 1 thread,
+             * thread CPU time, 5 alternating rounds): 22.18-22.57 ms with the generic
+             * loop, 23.42-24.45 with vrow_per2, 21.04-21.98 this way.  Except for float
+             * rows of 8 entries an input under the AVX-512 variant: tvrow_per2's vector
+             * form (TVROW_PER2_V16_8), cdk holding cd itself by tap (raw).  A further
+             * kernel that also formed the row's two sums in the same sweep (one pass
+             * over the row instead of two) was no faster: about 28 cycles a vector of
+             * 16 inputs in the L1, the sum of its three parts' own rates (T 9, V 12,
+             * the sums 11), so the operations, not the passes, bound it. */
+            const int raw = !unit && f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
+                            drs__simd_level() == DRS_SIMD_AVX512;
+            if (!unit && !raw) {
                 G.vz = 1;
             } else {
                 if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
@@ -2192,12 +2280,15 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                 for (int k = 0; k < ttwd.un; k++) {
                     const double v = cv[k];
                     for (int64_t t = 0; t < nin; t++) {
-                        if (f32)
+                        if (raw)
+                            ((float *)cdk)[k * nin + t] = (float)cd[o0 + 2 * t + k];
+                        else if (f32)
                             ((float *)cdk)[k * nin + t] = (float)v * (float)cd[o0 + 2 * t + k];
                         else
                             ((double *)cdk)[k * nin + t] = v * cd[o0 + 2 * t + k];
                     }
                 }
+                G.cdraw = raw;
                 G.cdk = cdk;
             }
         }

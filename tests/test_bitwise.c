@@ -385,6 +385,9 @@ static void build_cases(void)
      * linear and Interpolate-11 linear_onnx */
     add((spec){RESIZE, DRS_F32, DRS_MODE_LINEAR, 0, 0, 1, 1, 0, 0, 0, 0, 2});
     add((spec){INTERP, DRS_F32, DRS_MODE_LINEAR_ONNX, 0, 0, 1, 1, 0, 0, 0, 0, 2});
+    /* and the cubic one (T and V in one sweep, the AVX-512 variant's vector form) */
+    add((spec){RESIZE, DRS_F32, DRS_MODE_CUBIC, 0, 0, 1, 1, 0, 0, 0, 0, 2});
+    add((spec){INTERP, DRS_F32, DRS_MODE_CUBIC, 0, 0, 1, 1, 0, 0, 0, 0, 2});
     for (int bwd = 0; bwd < 2; bwd++) {
         add((spec){TORCH, DRS_F32, DRS_TORCH_AREA, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
         add((spec){TORCH, DRS_F32, DRS_TORCH_BICUBIC, 0, 0, bwd, 3, 0, 0, 0, 0, 1});
