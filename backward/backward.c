@@ -1279,14 +1279,18 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                            buf + (oh - r0) * inner, 0, c->ttw->Lin, c->Ow, c->inner, 0,        \
                            (c->Oh - oh) * glen, DRS_PF_ROW_BYTES / (int64_t)sizeof(A), 1);     \
             } else {                                                                           \
-                if (c->pf)                                                                     \
+                /* (fz rows: the sweep that forms T requests dy into the L1 as it goes,        \
+                 * and without this request of the whole row into the L2 as well W12's         \
+                 * scales run took 7.46-7.54 ms, not 8.13, against a data gradient of          \
+                 * 4.9-5.0 at 1 thread: the median run's ratio +53 % -> +32 to +35 %) */       \
+                if (c->pf && !fz)                                                              \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (fz) {                                                                      \
                     /* (T formed with the row's sums below) */                                 \
                 } else if (tvf && oh >= own0)                                                  \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
-                          (const A *)G->cdk, G->cdraw, g + oh * glen, buf + (oh - r0) * inner,  \
-                          V);       \
+                          (const A *)G->cdk, G->cdraw, g + oh * glen,                          \
+                          buf + (oh - r0) * inner, V);                                         \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
                          buf + (oh - r0) * inner, c->inner, 0);                                \

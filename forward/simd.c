@@ -677,10 +677,18 @@ DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, 
  * by the caller: t0, tl) put in their lanes; T stored to Tr and used from the register.
  * With form = 0, T is read.  Either way each vector's dy lanes are those the vector
  * before loaded (the next vector's loads, past the row's last vector none), and the
- * sums are the same bits. */
+ * sums are the same bits.  With form = 1 the sweep requests dy into the L1
+ * DRS_PF_ROW_BYTES ahead, as trow's vector loop does (the caller leaves out its
+ * request of whole rows into the L2 for these rows): see tiled2's fz. */
 #define DIFF2_VEC(j, A, B)                                                                     \
     do {                                                                                       \
         __m512 no_ = zero, ne_ = zero; /* the next vector's odd and even dy lanes */           \
+        if (form) { /* dy's two lines DRS_PF_ROW_BYTES on, as trow requests them */            \
+            _mm_prefetch((const char *)diff_at(g, 2 * (j) + DRS_PF_ROW_BYTES / 4),             \
+                         _MM_HINT_T0);                                                         \
+            _mm_prefetch((const char *)diff_at(g, 2 * (j) + DRS_PF_ROW_BYTES / 4 + 16),        \
+                         _MM_HINT_T0);                                                         \
+        }                                                                                      \
         if ((j) + 16 < Lw) {                                                                   \
             const __m512 n0_ = _mm512_loadu_ps(g + 2 * (j) + 32);                              \
             const __m512 n1_ = _mm512_loadu_ps(g + 2 * (j) + 48);                              \
