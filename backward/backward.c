@@ -1283,8 +1283,8 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                  * and without this request of the whole row into the L2 as well W12's         \
                  * scales run took 7.46-7.54 ms, not 8.13, against a data gradient of          \
                  * 4.9-5.0 at 1 thread: the median run's ratio +53 % -> +32 to +35 %; and      \
-                 * tvrow_per2's vector form's rows, which request it likewise: W12 in cubic   \
-                 * mode 17.2-17.7 -> 16.8-16.9 ms) */                                         \
+                 * tvrow_per2's vector form's rows, which request it likewise: W12 in cubic    \
+                 * mode 17.2-17.7 -> 16.8-16.9 ms) */                                          \
                 if (c->pf && !fz && !(tvf && G->cdraw && oh >= own0))                          \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (fz) {                                                                      \
