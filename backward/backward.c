@@ -1262,6 +1262,12 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                          tw_->j1 == tw_->Lin - 1 && tw_->Lin == c->rowlen &&                   \
                          tw_->o[tw_->off[1]] == 1 &&                                           \
                          drs__trow_diff_ok(c->rowlen, glen, G->da, G->dJ0, G->dJ1);            \
+        /* rows that trow forms in its vector form with 4 or 8 entries an input, which         \
+         * requests dy into the L1 as it goes: not also requested into the L2 */               \
+        const int v16pf = sizeof(A) == sizeof(float) && c->inner == 1 && tw_->per2 &&          \
+                          (tw_->un == 4 || tw_->un == 8) && tw_->downk == 0 &&                 \
+                          tw_->j1 - tw_->j0 >= 16 && DRS_SIMD_MULTI &&                         \
+                          drs__simd_level() == DRS_SIMD_AVX512;                                \
         for (int64_t oh = have; oh < r1; oh++) {                                               \
             int fz = 0;                                                                        \
             if (fuse && oh >= own0 && G->th->ntap[oh] == 2) {                                  \
@@ -1285,7 +1291,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                  * 4.9-5.0 at 1 thread: the median run's ratio +53 % -> +32 to +35 %; and      \
                  * tvrow_per2's vector form's rows, which request it likewise: W12 in cubic    \
                  * mode 17.2-17.7 -> 16.8-16.9 ms) */                                          \
-                if (c->pf && !fz && !(tvf && G->cdraw && oh >= own0))                          \
+                if (c->pf && !fz && !v16pf && !(tvf && G->cdraw && oh >= own0))                \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (fz) {                                                                      \
                     /* (T formed with the row's sums below) */                                 \
