@@ -1111,7 +1111,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
             /* (without gA, its rows are P_h x's: the kernels need the same two) */            \
             const float *xa0 =                                                                 \
                 G->wantA ? (const float *)xb + G->thd->first[oh] * inner : xp0;                \
-            if (oh > 0 && G->th->first[oh] != G->th->first[oh - 1])                            \
+            if (oh > 0 && G->th->first[oh] != G->th->first[oh - 1] && !fz)                     \
                 diff_prefetch_row(xp0, inner);                                                 \
             if (fz) { /* T not formed yet: formed here, with the sums */                       \
                 diff_row_trow_f32(G, c->ttw, (float *)(buf + (oh - r0) * inner), xp0, xp1,     \
