@@ -1285,13 +1285,13 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                            buf + (oh - r0) * inner, 0, c->ttw->Lin, c->Ow, c->inner, 0,        \
                            (c->Oh - oh) * glen, DRS_PF_ROW_BYTES / (int64_t)sizeof(A), 1);     \
             } else {                                                                           \
-                /* (fz rows: the sweep that forms T requests dy into the L1 as it goes,        \
-                 * and without this request of the whole row into the L2 as well W12's         \
-                 * scales run took 7.46-7.54 ms, not 8.13, against a data gradient of          \
-                 * 4.9-5.0 at 1 thread: the median run's ratio +53 % -> +32 to +35 %; and      \
-                 * tvrow_per2's vector form's rows, which request it likewise: W12 in cubic    \
-                 * mode 17.2-17.7 -> 16.8-16.9 ms) */                                          \
-                if (c->pf && !fz && !v16pf && !(tvf && G->cdraw && oh >= own0))                \
+                /* the whole row into the L2, except where what forms T requests dy into       \
+                 * the L1 as it goes: the fused sweep (fz), tvrow_per2's vector form (tvf      \
+                 * rows with cdraw) and trow's (v16pf).  Without the L2 request as well,       \
+                 * 1 thread: W12's scales run 8.13 -> 7.46-7.54 ms (the median run's ratio     \
+                 * to the data gradient +53 % -> +32 to +35 %), in cubic mode 17.2-17.7 ->     \
+                 * 16.8-16.9; W1's backward 4.59 -> 4.31, W7's 7.18 -> 6.57 */                 \
+                if (c->pf && !(fz || (tvf && oh >= own0 ? G->cdraw : v16pf)))                  \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (fz) {                                                                      \
                     /* (T formed with the row's sums below) */                                 \
@@ -2284,9 +2284,8 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
              * the sums 11), so the operations, not the passes, bound it. */
             const int raw = !unit && f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
                             drs__simd_level() == DRS_SIMD_AVX512;
-            if (!unit && !raw) {
-                G.vz = 1;
-            } else {
+            G.vz = !unit; /* (rows tvrow_per2 does not take: trow over Z) */
+            if (unit || raw) {
                 if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
                     goto nomem;
                 for (int k = 0; k < ttwd.un; k++) {
