@@ -1075,7 +1075,7 @@ static void diff_row_trow_f32(const tiled2_grad *G, const drs_ttable *tt, float 
     diff_row_finish(G, xp0, xp1, wp0, wp1, 2, g, cdh, sums, part);
 }
 
-/* The difference form's rows of x, DIFF_PF_ROWS input rows ahead of the row x0
+/* The difference form's rows of x, DRS_DIFF_PF_ROWS input rows ahead of the row x0
  * of n floats the current row of dy starts at, requested into the L1 when that
  * row moves on (past x's last rows: hints that miss).
  * W12 with scales_delta on a Zen 5 core (drs_bench, min of 4 alternating
@@ -1083,10 +1083,9 @@ static void diff_row_trow_f32(const tiled2_grad *G, const drs_ttable *tt, float 
  * against a data gradient of 4.6 and 3.4 ms; 2 or 3 rows ahead 10.8 / 9.9, 6
  * or 8 rows 9.6 / 9.7, into the L2 8 rows ahead 9.7.  (On a Zen 4 core the same
  * prefetches into the L1 or the L2 had made it slower.) */
-#define DIFF_PF_ROWS 4
 static inline void diff_prefetch_row(const float *x0, int64_t n)
 {
-    const size_t a = (size_t)(DIFF_PF_ROWS * n) * sizeof(float);
+    const size_t a = (size_t)(DRS_DIFF_PF_ROWS * n) * sizeof(float);
     for (size_t q = 0; q < (size_t)n * sizeof(float); q += 64)
         drs__prefetch_at(x0, a + q);
 }

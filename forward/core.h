@@ -427,6 +427,9 @@ int drs__rows2x_stream_f32(float *ya, float *ya2, int64_t Ow, const float *x0, c
 #ifndef DRS_PF_ROW_BYTES
 #define DRS_PF_ROW_BYTES 12288
 #endif
+/* how many input rows ahead the 2-D scales gradient's difference form requests x
+ * (backward.c's diff_prefetch_row and simd.c's fused sweep) */
+#define DRS_DIFF_PF_ROWS 4
 /* below this many bytes read, the data comes from the caches and is not prefetched */
 #ifndef DRS_PF_MIN_BYTES
 #define DRS_PF_MIN_BYTES ((int64_t)8 << 20)

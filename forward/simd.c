@@ -688,8 +688,8 @@ DRS_TARGET_AVX512 static void diff_sums_avx512(const float *T, const float *x0, 
                          _MM_HINT_T0);                                                         \
             _mm_prefetch((const char *)diff_at(g, 2 * (j) + DRS_PF_ROW_BYTES / 4 + 16),        \
                          _MM_HINT_T0);                                                         \
-            /* and x four input rows on (the caller's DIFF_PF_ROWS) */                         \
-            _mm_prefetch((const char *)diff_at(x0, (j) + 4 * Lw), _MM_HINT_T0);                \
+            /* and x DRS_DIFF_PF_ROWS input rows on */                                         \
+            _mm_prefetch((const char *)diff_at(x0, (j) + DRS_DIFF_PF_ROWS * Lw), _MM_HINT_T0); \
         }                                                                                      \
         if ((j) + 16 < Lw) {                                                                   \
             const __m512 n0_ = _mm512_loadu_ps(g + 2 * (j) + 32);                              \
