@@ -46,6 +46,9 @@ typedef struct drs_ttable {
      * with the same weights (2x upsampling): the interior then runs as one
      * loop over j with constant weights, which the compiler vectorises. */
     int un, per2;
+    /* o2: per2's outputs without its weights: input j's entries are on outputs o0 +
+     * 2 (j - j0) + k, k < un (a derivative table times cd, whose weights vary) */
+    int o2;
     /* downk (2..8): moreover un == 1, [j0, j1) is whole periods of downk
      * inputs and input j's one entry is output o0 + (j - j0) / downk with the
      * weight of input j0 + (j - j0) % downk (an integer-factor downsampling
@@ -124,13 +127,15 @@ static drs_status ttable_build(const drs_table *t, const double *Wsrc, int64_t L
         }
 #undef TT_UNIFORM
         /* period two: same weights, first output two further on */
-        int per = tt->un == 2 || tt->un == 4 || tt->un == 8;
-        for (int64_t j = tt->j0 + 1; j < tt->j1 && per; j++) {
+        int o2 = tt->un == 2 || tt->un == 4 || tt->un == 8, per = o2;
+        for (int64_t j = tt->j0 + 1; j < tt->j1 && o2; j++) {
             const int64_t e = tt->off[j], e0 = tt->off[tt->j0];
-            per = tt->o[e] == tt->o[e0] + 2 * (j - tt->j0);
+            o2 = tt->o[e] == tt->o[e0] + 2 * (j - tt->j0);
+            per = per && o2;
             for (int k = 0; k < tt->un && per; k++)
                 per = fabs(tt->w[e + k] - tt->w[e0 + k]) <= per_tol * fabs(tt->w[e0 + k]);
         }
+        tt->o2 = o2;
         tt->per2 = per;
         /* period downk in the inputs, one output further per period */
         if (tt->un == 1 && tt->j1 - tt->j0 >= 2) {
@@ -574,8 +579,9 @@ static int64_t prod(const int64_t *s, int a, int b)
  * The scales gradients of both passes ride along (tiled2_grad): row r =
  * (b, oh) of dy, while its T row is in the buffer and dy_r in cache, adds
  *   gA = < T_r, (D_h x)_r >,   gB = < E_w^T (cd ⊙ dy_r), (P_h x)_r >
- * (D_w = diag(cd) E_w where it factors, else D_w^T dy_r), in the data's type
- * with each row's dot product summed in double.  Each row is counted by the
+ * (D_w = diag(cd) E_w where it factors and is used so, else D_w^T dy_r), in
+ * the data's type with each row's dot product summed in double (row_dots2: in
+ * blocks in the data's type first).  Each row is counted by the
  * first block that forms it; its two partial sums do not depend on the
  * block or thread, and are added in row order afterwards. */
 typedef struct tiled2_grad {
@@ -583,9 +589,10 @@ typedef struct tiled2_grad {
     const void *dwh;              /* thd's dw in the data's type */
     const drs_ttable *ttwd;       /* E_w^T (factored) or D_w^T, weights in the data's type */
     const void *cdw;              /* cd[o] = dc/dθ of pass w in the data's type (factored) */
-    const void *cdk;              /* E^T periodic: the interior's cd by tap (tvrow_per2), times
-                                   * cv[k] where every interior tap weight is -1, 0 or 1 */
-    int cdraw;                    /* cdk is cd itself (cubic: tap weights not all -1, 0, 1) */
+    const void *cdk;              /* tvrow_per2's V weights by tap in the interior: cv[k] * cd
+                                   * (factored, every interior tap weight cv[k] -1, 0 or 1:
+                                   * linear) or D_w^T's own (not factored: cubic) */
+    int tv16;                     /* tvrow_per2 takes its vector form (TVROW_PER2_V16_8) */
     int vz;                       /* V as trow over Z = cd ⊙ dy, not vrow_per2 (periodic E^T
                                    * whose tap weights are not all -1, 0, 1: cubic) */
     const void *x;
@@ -649,9 +656,14 @@ static double dot_lanes(const double *a, const double *b, int64_t n);
 
 /* Both row sums of a row of dy whose two x-row passes (D_h and P_h) share
  * their taps (the same first row, n = 2 or 4): Dx and Px are formed element
- * by element and never stored; the arithmetic and the 16 lanes are those of
- * PASS_OUTPUT followed by dot_f32_lanes / dot_lanes, so the sums have the
- * same bits as the two-step form. */
+ * by element, as PASS_OUTPUT forms them, and never stored.  The products go
+ * to 16 lanes in the data's type over blocks of ROW_DOTS2_BLOCK vectors of 16
+ * elements, each block's lanes then added to 16 double lanes (the elements
+ * after the last whole vector straight to the double lanes), which are
+ * combined as LANES16_COMBINE does: the sums depend on len only.  Against a
+ * conversion and a double add for every product (dot_f32_lanes' form), W12 in
+ * cubic mode with scales_delta on a Zen 5 core (drs_bench --cpu-time, 1 thread,
+ * min of 3 alternating rounds): 16.30 -> 15.61 ms. */
 #define DEFINE_ROW_DOTS2(NAME, A)                                                              \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const A *q, const A *v, const A *xr, int64_t len, const A *wd, const A *wp,   \
@@ -660,56 +672,58 @@ static double dot_lanes(const double *a, const double *b, int64_t n);
         double la[16] = {0.0}, lb[16] = {0.0};                                                 \
         const A *x0 = xr, *x1 = xr + len, *x2 = x1 + len, *x3 = x2 + len;                      \
         int64_t i = 0;                                                                         \
-        if (n == 2) {                                                                          \
-            for (; i + 16 <= len; i += 16)                                                     \
-                for (int k = 0; k < 16; k++) {                                                 \
-                    A d = wd[0] * x0[i + k];                                                   \
-                    d += wd[1] * x1[i + k];                                                    \
-                    A p = wp[0] * x0[i + k];                                                   \
-                    p += wp[1] * x1[i + k];                                                    \
-                    la[k] += (double)(q[i + k] * d);                                           \
-                    lb[k] += (double)(v[i + k] * p);                                           \
-                }                                                                              \
-            for (; i < len; i++) {                                                             \
-                A d = wd[0] * x0[i];                                                           \
-                d += wd[1] * x1[i];                                                            \
-                A p = wp[0] * x0[i];                                                           \
-                p += wp[1] * x1[i];                                                            \
-                la[i & 15] += (double)(q[i] * d);                                              \
-                lb[i & 15] += (double)(v[i] * p);                                              \
+        const int64_t nv = len / 16 * 16;                                                      \
+        while (i < nv) {                                                                       \
+            const int64_t e = i + ROW_DOTS2_BLOCK * 16 < nv ? i + ROW_DOTS2_BLOCK * 16 : nv;   \
+            A fa[16], fb[16];                                                                  \
+            for (int k = 0; k < 16; k++)                                                       \
+                fa[k] = fb[k] = 0;                                                             \
+            if (n == 2) {                                                                      \
+                for (; i < e; i += 16)                                                         \
+                    for (int k = 0; k < 16; k++) {                                             \
+                        A d = wd[0] * x0[i + k];                                               \
+                        d += wd[1] * x1[i + k];                                                \
+                        A p = wp[0] * x0[i + k];                                               \
+                        p += wp[1] * x1[i + k];                                                \
+                        fa[k] += q[i + k] * d;                                                 \
+                        fb[k] += v[i + k] * p;                                                 \
+                    }                                                                          \
+            } else {                                                                           \
+                for (; i < e; i += 16)                                                         \
+                    for (int k = 0; k < 16; k++) {                                             \
+                        A d = wd[0] * x0[i + k];                                               \
+                        d += wd[1] * x1[i + k];                                                \
+                        d += wd[2] * x2[i + k];                                                \
+                        d += wd[3] * x3[i + k];                                                \
+                        A p = wp[0] * x0[i + k];                                               \
+                        p += wp[1] * x1[i + k];                                                \
+                        p += wp[2] * x2[i + k];                                                \
+                        p += wp[3] * x3[i + k];                                                \
+                        fa[k] += q[i + k] * d;                                                 \
+                        fb[k] += v[i + k] * p;                                                 \
+                    }                                                                          \
             }                                                                                  \
-        } else {                                                                               \
-            for (; i + 16 <= len; i += 16)                                                     \
-                for (int k = 0; k < 16; k++) {                                                 \
-                    A d = wd[0] * x0[i + k];                                                   \
-                    d += wd[1] * x1[i + k];                                                    \
-                    d += wd[2] * x2[i + k];                                                    \
-                    d += wd[3] * x3[i + k];                                                    \
-                    A p = wp[0] * x0[i + k];                                                   \
-                    p += wp[1] * x1[i + k];                                                    \
-                    p += wp[2] * x2[i + k];                                                    \
-                    p += wp[3] * x3[i + k];                                                    \
-                    la[k] += (double)(q[i + k] * d);                                           \
-                    lb[k] += (double)(v[i + k] * p);                                           \
-                }                                                                              \
-            for (; i < len; i++) {                                                             \
-                A d = wd[0] * x0[i];                                                           \
-                d += wd[1] * x1[i];                                                            \
-                d += wd[2] * x2[i];                                                            \
-                d += wd[3] * x3[i];                                                            \
-                A p = wp[0] * x0[i];                                                           \
-                p += wp[1] * x1[i];                                                            \
-                p += wp[2] * x2[i];                                                            \
-                p += wp[3] * x3[i];                                                            \
-                la[i & 15] += (double)(q[i] * d);                                              \
-                lb[i & 15] += (double)(v[i] * p);                                              \
+            for (int k = 0; k < 16; k++) {                                                     \
+                la[k] += (double)fa[k];                                                        \
+                lb[k] += (double)fb[k];                                                        \
             }                                                                                  \
+        }                                                                                      \
+        for (; i < len; i++) {                                                                 \
+            A d = wd[0] * x0[i];                                                               \
+            A p = wp[0] * x0[i];                                                               \
+            for (int k = 1; k < n; k++) {                                                      \
+                d += wd[k] * (k == 1 ? x1 : k == 2 ? x2 : x3)[i];                              \
+                p += wp[k] * (k == 1 ? x1 : k == 2 ? x2 : x3)[i];                              \
+            }                                                                                  \
+            la[i & 15] += (double)(q[i] * d);                                                  \
+            lb[i & 15] += (double)(v[i] * p);                                                  \
         }                                                                                      \
         LANES16_COMBINE(la);                                                                   \
         LANES16_COMBINE(lb);                                                                   \
         part[0] = la[0];                                                                       \
         part[1] = lb[0];                                                                       \
     })
+#define ROW_DOTS2_BLOCK 8
 DEFINE_ROW_DOTS2(row_dots2_f32, float)
 DEFINE_ROW_DOTS2(row_dots2_f64, double)
 
@@ -773,31 +787,30 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
  * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
  * and each V[j] trow's over Z = cd ⊙ g (cd[o] * g[o] formed in the same way,
  * the terms in the same order), so both have the bits of the two separate
- * calls.  In the interior, tap k of input j0 + t reads cdk[k * nin + t]
- * (tiled2_grad), a unit-stride load: where every interior tap weight cv[k] of
- * E^T is -1, 0 or 1 (linear), cv[k] * cd[o0 + 2t + k], and (cv[k] * cd) * g is
- * the number cv[k] * (cd * g) with a multiply less; otherwise (raw: cubic)
- * cd[o0 + 2t + k] itself, and tap k's term is cw[k] * (cd * g). */
+ * calls.  In the interior, tap k of input j0 + t reads its V weight
+ * cdk[k * nin + t] (tiled2_grad), a unit-stride load, and adds cdk * g: where
+ * V = E^T (cd ⊙ g) (cd given; every interior tap weight cv[k] of E^T is -1, 0
+ * or 1: linear), cdk = cv[k] * cd[o0 + 2t + k] and (cv[k] * cd) * g is the
+ * number cv[k] * (cd * g) with a multiply less; where V = D_w^T g (cd NULL:
+ * cubic, whose D_w is not factored), cdk is D_w^T's own weight, and tv's
+ * interior need only have per2's outputs (o2), not its weights. */
 #define TVROW_PER2_LOOP(A, NT)                                                                 \
     for (int64_t t = 0; t < nin; t++) {                                                        \
         const A *s = s0 + 2 * t;                                                               \
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            if (raw)                                                                           \
-                av += cw[k] * (cdk[k * nin + t] * s[k]);                                       \
-            else                                                                               \
-                av += cdk[k * nin + t] * s[k];                                                 \
+            av += cdk[k * nin + t] * s[k];                                                     \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
     }
-/* TVROW_PER2_LOOP's float rows with 8 entries an input and raw cd (bicubic 2x, at
- * least 16 inputs) in GCC vectors of 16 (the AVX-512 variant's registers): T as
+/* TVROW_PER2_LOOP's float rows with 8 entries an input (bicubic 2x, at least 16
+ * inputs) in GCC vectors of 16 (the AVX-512 variant's registers): T as
  * TROW_PER2_V16 forms it (the carried form while a whole block follows, then the
  * last blocks formed as the last 16), and V from the same shifted lanes of g, tap
- * k's cd loaded from cdk: the terms of TVROW_PER2_LOOP in its order (the same
- * bits).  The shifted lanes are formed once for both rows, and Z = cd ⊙ g is
+ * k's weights loaded from cdk: the terms of TVROW_PER2_LOOP in its order (the same
+ * bits).  The shifted lanes are formed once for both rows, and cd ⊙ g is
  * neither stored nor shuffled.  W12 in cubic mode with scales_delta on a Zen 5 core
  * (drs_bench --cpu-time, 1 thread, min of 6 alternating rounds): 17.54 -> 16.77 ms
  * against trow over Z (the data gradient 7.1-7.2 ms); at 2 threads 8.9-9.7 ->
@@ -806,11 +819,9 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
     do {                                                                                       \
         const float *restrict ss_ = (const float *)s0, *restrict ck_ = (const float *)cdk;     \
         float *restrict tT_ = (float *)(T + tt->j0), *restrict tV_ = (float *)(V + tt->j0);    \
-        drs_v16f ct_[8], cw_[8], s_[8];                                                        \
-        for (int k_ = 0; k_ < 8; k_++) {                                                       \
+        drs_v16f ct_[8], s_[8];                                                                \
+        for (int k_ = 0; k_ < 8; k_++)                                                         \
             ct_[k_] = (drs_v16f){0} + (float)ct[k_];                                           \
-            cw_[k_] = (drs_v16f){0} + (float)cw[k_];                                           \
-        }                                                                                      \
         int64_t q0_ = 0;                                                                       \
         if (nin >= 32) { /* the carried form */                                                \
             drs_v16f e_, o_, en_, on_;                                                         \
@@ -846,7 +857,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         for (int k_ = 0; k_ < 8; k_++) {                                                       \
             at_ += ct_[k_] * s_[k_];                                                           \
             memcpy(&z_, ck_ + k_ * nin + (q), sizeof z_);                                      \
-            av_ += cw_[k_] * (z_ * s_[k_]);                                                    \
+            av_ += z_ * s_[k_];                                                                \
         }                                                                                      \
         memcpy(tT_ + (q), &at_, sizeof at_);                                                   \
         memcpy(tV_ + (q), &av_, sizeof av_);                                                   \
@@ -854,9 +865,8 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *cdk, int raw, const A *g, A *restrict T,                \
-                 A *restrict V),                                                               \
-                (tt, Wt, tv, Wv, cd, cdk, raw, g, T, V), {                                     \
+                 const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V),         \
+                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
         for (int64_t j = 0; j < tt->Lin; j++) {                                                \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
@@ -865,22 +875,24 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             A at = 0, av = 0;                                                                  \
             for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)                              \
                 at += Wt[e] * g[tt->o[e]];                                                     \
-            for (int64_t e = tv->off[j]; e < tv->off[j + 1]; e++) {                            \
-                const int64_t o = tv->o[e];                                                    \
-                av += Wv[e] * (cd[o] * g[o]);                                                  \
-            }                                                                                  \
+            if (cd)                                                                            \
+                for (int64_t e = tv->off[j]; e < tv->off[j + 1]; e++) {                        \
+                    const int64_t o = tv->o[e];                                                \
+                    av += Wv[e] * (cd[o] * g[o]);                                              \
+                }                                                                              \
+            else                                                                               \
+                for (int64_t e = tv->off[j]; e < tv->off[j + 1]; e++)                          \
+                    av += Wv[e] * g[tv->o[e]];                                                 \
             T[j] = at;                                                                         \
             V[j] = av;                                                                         \
         }                                                                                      \
         const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
         const A *s0 = g + o0;                                                                  \
-        A ct[8], cw[8];                                                                        \
-        for (int k = 0; k < tt->un; k++) {                                                     \
+        A ct[8];                                                                               \
+        for (int k = 0; k < tt->un; k++)                                                       \
             ct[k] = Wt[e0 + k];                                                                \
-            cw[k] = Wv[tv->off[tv->j0] + k];                                                   \
-        }                                                                                      \
         if (DRS_SIMD_MULTI && drs__simd_level() == DRS_SIMD_AVX512 && sizeof(A) == 4 &&        \
-            raw && tt->un == 8 && nin >= 16)                                                   \
+            tt->un == 8 && nin >= 16)                                                          \
             TVROW_PER2_V16_8();                                                                \
         else if (tt->un == 2)                                                                  \
             TVROW_PER2_LOOP(A, 2)                                                              \
@@ -892,12 +904,13 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 DEFINE_TVROW_PER2(tvrow_per2_f32, float)
 DEFINE_TVROW_PER2(tvrow_per2_f64, double)
 
-/* 1 when tvrow_per2 can form T (table tt) and V (table tv, factored) of a row */
-static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv)
+/* 1 when tvrow_per2 can form T (table tt) and V (table tv: E^T, factored, or
+ * D_w^T) of a row */
+static int tv_fusable(const drs_ttable *tt, const drs_ttable *tv, int factored)
 {
-    return tt->per2 && tv->per2 && tt->un > 0 && tt->un == tv->un && tt->downk == 0 &&
-           tt->j0 == tv->j0 && tt->j1 == tv->j1 && tt->j1 > tt->j0 && tt->Lin == tv->Lin &&
-           tt->o[tt->off[tt->j0]] == tv->o[tv->off[tv->j0]];
+    return tt->per2 && (factored ? tv->per2 : tv->o2) && tt->un > 0 && tt->un == tv->un &&
+           tt->downk == 0 && tt->j0 == tv->j0 && tt->j1 == tv->j1 && tt->j1 > tt->j0 &&
+           tt->Lin == tv->Lin && tt->o[tt->off[tt->j0]] == tv->o[tv->off[tv->j0]];
 }
 
 /* The two parameter sums of a dy row in the difference form (f32, inner 1,
@@ -1250,8 +1263,8 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
          * the L1 as their inputs are reached (tpass_span, far) */                             \
         const int64_t glen = c->Ow * c->inner;                                                 \
         /* 1: a counted row's T and V in one sweep over dy_r (tvrow_per2) */                   \
-        const int tvf = G && G->wantB && G->factored && G->cdk && c->inner == 1 &&             \
-                        tv_fusable(c->ttw, G->ttwd);                                           \
+        const int tvf = G && G->wantB && G->cdk && c->inner == 1 &&                            \
+                        tv_fusable(c->ttw, G->ttwd, G->factored);                              \
         /* a half_pixel 2x row of the difference form: its T formed with its sums              \
          * (diff_row_trow_f32) where trow would take the period-two interior [1, Lw - 1)       \
          * and general entries at 0 and Lw - 1 */                                              \
@@ -1286,17 +1299,17 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
             } else {                                                                           \
                 /* the whole row into the L2, except where what forms T requests dy into       \
                  * the L1 as it goes: the fused sweep (fz), tvrow_per2's vector form (tvf      \
-                 * rows with cdraw) and trow's (v16pf).  Without the L2 request as well,       \
+                 * rows with tv16) and trow's (v16pf).  Without the L2 request as well,       \
                  * 1 thread: W12's scales run 8.13 -> 7.46-7.54 ms (the median run's ratio     \
                  * to the data gradient +53 % -> +32 to +35 %), in cubic mode 17.2-17.7 ->     \
                  * 16.8-16.9; W1's backward 4.59 -> 4.31, W7's 7.18 -> 6.57 */                 \
-                if (c->pf && !(fz || (tvf && oh >= own0 ? G->cdraw : v16pf)))                  \
+                if (c->pf && !(fz || (tvf && oh >= own0 ? G->tv16 : v16pf)))                  \
                     drs__prefetch_ahead_l2(g, oh * glen, glen, c->Oh * glen, sizeof(A));       \
                 if (fz) {                                                                      \
                     /* (T formed with the row's sums below) */                                 \
                 } else if (tvf && oh >= own0)                                                  \
-                    TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF, cd,  \
-                          (const A *)G->cdk, G->cdraw, g + oh * glen,                          \
+                    TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF,      \
+                          G->factored ? cd : NULL, (const A *)G->cdk, g + oh * glen,           \
                           buf + (oh - r0) * inner, V);                                         \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
@@ -2257,9 +2270,6 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
         /* (with the difference form every row's V is its own or vrow_per2's: no cdk) */
         if (!G.diff && G.factored && ttwd.per2 && ttwd.j1 > ttwd.j0 &&
             prod(p->in_shape, aw->axis + 1, p->rank) == 1) { /* tvrow_per2's rows (inner 1) */
-            /* every interior tap weight -1, 0 or 1 (linear): cdk[k * nin + t] = cv[k] *
-             * cd[o0 + 2t + k] (tap k of interior input j0 + t), which tvrow_per2
-             * multiplies by dy once instead of twice, for the same bits */
             const int64_t nin = ttwd.j1 - ttwd.j0, o0 = ttwd.o[ttwd.off[ttwd.j0]];
             const size_t esz = f32 ? sizeof(float) : sizeof(double);
             const int64_t ev0 = ttwd.off[ttwd.j0];
@@ -2269,36 +2279,52 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                 cv[k] = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
                 unit &= cv[k] == -1.0 || cv[k] == 0.0 || cv[k] == 1.0;
             }
-            /* Otherwise (cubic) V is trow over Z = cd ⊙ dy, formed once an output, not
-             * tvrow_per2's generic loop (cd · dy once a tap, 8 an input) nor vrow_per2: the
-             * same bits (each V[j] the same sum of the same products in the same order).
-             * W12 in cubic mode with scales_delta on a Zen 5 core (drs_bench, 1 thread,
-             * thread CPU time, 5 alternating rounds): 22.18-22.57 ms with the generic
-             * loop, 23.42-24.45 with vrow_per2, 21.04-21.98 this way.  Except for float
-             * rows of 8 entries an input under the AVX-512 variant: tvrow_per2's vector
-             * form (TVROW_PER2_V16_8), cdk holding cd itself by tap (raw).  A further
+            /* Every interior tap weight -1, 0 or 1 (linear): cdk[k * nin + t] = cv[k] *
+             * cd[o0 + 2t + k] (tap k of interior input j0 + t), which tvrow_per2
+             * multiplies by dy once instead of twice, for the same bits.  Otherwise
+             * (cubic) V = D_w^T dy, D_w not factored: D_w^T's weights are dw itself
+             * (rounded once to the data's type), which tvrow_per2 reads by tap from
+             * cdk, one multiply a term where E^T (cd ⊙ dy) took two; every other row
+             * of V (trow over D_w^T) has the same bits.  W12 in cubic mode with
+             * scales_delta on a Zen 5 core (drs_bench --cpu-time, 1 thread, min of 3
+             * alternating rounds): 16.07 -> 15.02 ms, the data gradient 7.0 ms.  A
              * kernel that also formed the row's two sums in the same sweep (one pass
              * over the row instead of two) was no faster: about 28 cycles a vector of
              * 16 inputs in the L1, the sum of its three parts' own rates (T 9, V 12,
-             * the sums 11), so the operations, not the passes, bound it. */
-            const int raw = !unit && f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
-                            drs__simd_level() == DRS_SIMD_AVX512;
-            G.vz = !unit; /* (rows tvrow_per2 does not take: trow over Z) */
-            if (unit || raw) {
+             * the sums 11), so the operations, not the passes, bound it.  Where D_w^T's
+             * interior is not E^T's (a dw of exactly 0), V is trow over Z = cd ⊙ dy. */
+            drs_ttable dt;
+            memset(&dt, 0, sizeof dt);
+            if (!unit) {
+                if ((st = ttable_build(&twd, twd.dw, Lw, f32, 0.0, &dt)))
+                    goto out;
+                if (dt.o2 && dt.un == ttwd.un && dt.j0 == ttwd.j0 && dt.j1 == ttwd.j1 &&
+                    dt.o[dt.off[dt.j0]] == o0) {
+                    ttable_free(&ttwd);
+                    ttwd = dt; /* (G.ttwd points at ttwd) */
+                    G.factored = 0;
+                } else {
+                    ttable_free(&dt);
+                }
+            }
+            G.vz = G.factored && !unit; /* (rows tvrow_per2 does not take: trow over Z) */
+            if (unit || !G.factored) {
                 if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
                     goto nomem;
-                for (int k = 0; k < ttwd.un; k++) {
-                    const double v = cv[k];
+                for (int k = 0; k < ttwd.un; k++)
                     for (int64_t t = 0; t < nin; t++) {
-                        if (raw)
-                            ((float *)cdk)[k * nin + t] = (float)cd[o0 + 2 * t + k];
+                        const int64_t e = ttwd.off[ttwd.j0 + t] + k;
+                        if (!G.factored && f32)
+                            ((float *)cdk)[k * nin + t] = ttwd.wf[e];
+                        else if (!G.factored)
+                            ((double *)cdk)[k * nin + t] = ttwd.w[e];
                         else if (f32)
-                            ((float *)cdk)[k * nin + t] = (float)v * (float)cd[o0 + 2 * t + k];
+                            ((float *)cdk)[k * nin + t] = (float)cv[k] * (float)cd[o0 + 2 * t + k];
                         else
-                            ((double *)cdk)[k * nin + t] = v * cd[o0 + 2 * t + k];
+                            ((double *)cdk)[k * nin + t] = cv[k] * cd[o0 + 2 * t + k];
                     }
-                }
-                G.cdraw = raw;
+                G.tv16 = !G.factored && f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
+                         drs__simd_level() == DRS_SIMD_AVX512;
                 G.cdk = cdk;
             }
         }
