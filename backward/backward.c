@@ -580,8 +580,8 @@ static int64_t prod(const int64_t *s, int a, int b)
  * (b, oh) of dy, while its T row is in the buffer and dy_r in cache, adds
  *   gA = < T_r, (D_h x)_r >,   gB = < E_w^T (cd ⊙ dy_r), (P_h x)_r >
  * (D_w = diag(cd) E_w where it factors and is used so, else D_w^T dy_r), in
- * the data's type with each row's dot product summed in double (row_dots2: in
- * blocks in the data's type first).  Each row is counted by the
+ * the data's type with each row's dot product summed in double (float rows: in
+ * blocks of float lanes first, dot_f32_lanes).  Each row is counted by the
  * first block that forms it; its two partial sums do not depend on the
  * block or thread, and are added in row order afterwards. */
 typedef struct tiled2_grad {
@@ -639,14 +639,31 @@ typedef struct tiled2 {
         (l)[0] += (l)[1];                                                                      \
     } while (0)
 
-/* < a, b > of float rows with the products summed in double (16 lanes in a
- * fixed order: the sum depends on n only) */
+/* float rows: the products of a block of vectors of 16 are summed in 16 float
+ * lanes before the double lanes (row_dots2, dot_f32_lanes); double rows: each
+ * product straight to the double lanes (a block of 1: 0 + p is p, and the
+ * lanes, which start at +0, are never -0) */
+#define ROW_DOTS2_BLOCK 8
+#define DOT_BLOCK(A) (sizeof(A) == sizeof(float) ? ROW_DOTS2_BLOCK : 1)
+
+/* < a, b > of float rows summed as row_dots2 sums its rows (16 lanes in a fixed
+ * order: the sum depends on n only, and a row's sum has the same bits either
+ * way) */
 DRS_SIMD_FN_RET(double, dot_f32_lanes, (const float *a, const float *b, int64_t n), (a, b, n), {
     double l[16] = {0.0};
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
+    const int64_t nv = n / 16 * 16;
+    while (i < nv) {
+        const int64_t e = i + ROW_DOTS2_BLOCK * 16 < nv ? i + ROW_DOTS2_BLOCK * 16 : nv;
+        float f[16];
         for (int k = 0; k < 16; k++)
-            l[k] += (double)(a[i + k] * b[i + k]);
+            f[k] = 0.0f;
+        for (; i < e; i += 16)
+            for (int k = 0; k < 16; k++)
+                f[k] += a[i + k] * b[i + k];
+        for (int k = 0; k < 16; k++)
+            l[k] += (double)f[k];
+    }
     for (; i < n; i++)
         l[i & 15] += (double)(a[i] * b[i]);
     LANES16_COMBINE(l);
@@ -656,25 +673,27 @@ static double dot_lanes(const double *a, const double *b, int64_t n);
 
 /* Both row sums of a row of dy whose two x-row passes (D_h and P_h) share
  * their taps (the same first row, n = 2 or 4): Dx and Px are formed element
- * by element, as PASS_OUTPUT forms them, and never stored.  The products go
- * to 16 lanes in the data's type over blocks of ROW_DOTS2_BLOCK vectors of 16
+ * by element, as PASS_OUTPUT forms them, and never stored.  Float rows: the
+ * products go to 16 float lanes over blocks of ROW_DOTS2_BLOCK vectors of 16
  * elements, each block's lanes then added to 16 double lanes (the elements
  * after the last whole vector straight to the double lanes), which are
- * combined as LANES16_COMBINE does: the sums depend on len only.  Against a
- * conversion and a double add for every product (dot_f32_lanes' form), W12 in
- * cubic mode with scales_delta on a Zen 5 core (drs_bench --cpu-time, 1 thread,
- * min of 3 alternating rounds): 16.30 -> 15.61 ms. */
+ * combined as LANES16_COMBINE does: the sums depend on len only, and are those
+ * of PASS_OUTPUT followed by dot_f32_lanes / dot_lanes (the same bits).
+ * Against a conversion and a double add for every product, W12 in cubic mode
+ * with scales_delta on a Zen 5 core (drs_bench --cpu-time, 1 thread, min of 3
+ * alternating rounds): 16.30 -> 15.61 ms. */
 #define DEFINE_ROW_DOTS2(NAME, A)                                                              \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const A *q, const A *v, const A *xr, int64_t len, const A *wd, const A *wp,   \
                  int n, double *part),                                                         \
                 (q, v, xr, len, wd, wp, n, part), {                                            \
         double la[16] = {0.0}, lb[16] = {0.0};                                                 \
-        const A *x0 = xr, *x1 = xr + len, *x2 = x1 + len, *x3 = x2 + len;                      \
+        const A *x0 = xr, *x1 = xr + len;                                                      \
+        const A *x2 = n == 4 ? x1 + len : x1, *x3 = n == 4 ? x2 + len : x1;                    \
         int64_t i = 0;                                                                         \
         const int64_t nv = len / 16 * 16;                                                      \
         while (i < nv) {                                                                       \
-            const int64_t e = i + ROW_DOTS2_BLOCK * 16 < nv ? i + ROW_DOTS2_BLOCK * 16 : nv;   \
+            const int64_t e = i + DOT_BLOCK(A) * 16 < nv ? i + DOT_BLOCK(A) * 16 : nv;         \
             A fa[16], fb[16];                                                                  \
             for (int k = 0; k < 16; k++)                                                       \
                 fa[k] = fb[k] = 0;                                                             \
@@ -723,7 +742,6 @@ static double dot_lanes(const double *a, const double *b, int64_t n);
         part[0] = la[0];                                                                       \
         part[1] = lb[0];                                                                       \
     })
-#define ROW_DOTS2_BLOCK 8
 DEFINE_ROW_DOTS2(row_dots2_f32, float)
 DEFINE_ROW_DOTS2(row_dots2_f64, double)
 
@@ -2291,8 +2309,9 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
              * kernel that also formed the row's two sums in the same sweep (one pass
              * over the row instead of two) was no faster: about 28 cycles a vector of
              * 16 inputs in the L1, the sum of its three parts' own rates (T 9, V 12,
-             * the sums 11), so the operations, not the passes, bound it.  Where D_w^T's
-             * interior is not E^T's (a dw of exactly 0), V is trow over Z = cd ⊙ dy. */
+             * the sums 11), so the operations, not the passes, bound it.  (D_w^T and E^T
+             * come from the same taps, zero weights kept, so their interiors agree; were
+             * they to differ, V would stay trow over Z = cd ⊙ dy.) */
             drs_ttable dt;
             memset(&dt, 0, sizeof dt);
             if (!unit) {
@@ -2323,7 +2342,7 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                         else
                             ((double *)cdk)[k * nin + t] = cv[k] * cd[o0 + 2 * t + k];
                     }
-                G.tv16 = !G.factored && f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
+                G.tv16 = f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
                          drs__simd_level() == DRS_SIMD_AVX512;
                 G.cdk = cdk;
             }
