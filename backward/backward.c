@@ -301,11 +301,10 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES);                                  \
             drs__prefetch_at(ss_ + 2 * b_, DRS_PF_ROW_BYTES + 64);                             \
             for (int k_ = 0; k_ < (NT); k_ += 2) {                                             \
-                drs_v16f lo_, hi_;                                                             \
-                memcpy(&lo_, ss_ + 2 * b_ + k_, sizeof lo_);                                   \
-                memcpy(&hi_, ss_ + 2 * b_ + k_ + 16, sizeof hi_);                              \
-                acc_ += cv_[k_] * TROW_V16_EVEN(lo_, hi_);                                     \
-                acc_ += cv_[k_ + 1] * TROW_V16_ODD(lo_, hi_);                                  \
+                drs_v16f e_, o_;                                                               \
+                TROW_V16_EO(ss_ + 2 * b_ + k_, e_, o_);                                        \
+                acc_ += cv_[k_] * e_;                                                          \
+                acc_ += cv_[k_ + 1] * o_;                                                      \
             }                                                                                  \
             memcpy(dd_ + b_, &acc_, sizeof acc_);                                              \
         }                                                                                      \
@@ -2332,15 +2331,16 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                     goto nomem;
                 for (int k = 0; k < ttwd.un; k++)
                     for (int64_t t = 0; t < nin; t++) {
-                        const int64_t e = ttwd.off[ttwd.j0 + t] + k;
+                        const int64_t e = ttwd.off[ttwd.j0 + t] + k, q = k * nin + t;
+                        const double c = cd[o0 + 2 * t + k];
                         if (!G.factored && f32)
-                            ((float *)cdk)[k * nin + t] = ttwd.wf[e];
+                            ((float *)cdk)[q] = ttwd.wf[e];
                         else if (!G.factored)
-                            ((double *)cdk)[k * nin + t] = ttwd.w[e];
+                            ((double *)cdk)[q] = ttwd.w[e];
                         else if (f32)
-                            ((float *)cdk)[k * nin + t] = (float)cv[k] * (float)cd[o0 + 2 * t + k];
+                            ((float *)cdk)[q] = (float)cv[k] * (float)c;
                         else
-                            ((double *)cdk)[k * nin + t] = cv[k] * cd[o0 + 2 * t + k];
+                            ((double *)cdk)[q] = cv[k] * c;
                     }
                 G.tv16 = f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
                          drs__simd_level() == DRS_SIMD_AVX512;
