@@ -222,6 +222,12 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
     __builtin_shuffle(a, b,                                                                    \
                       (drs_v16i){1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31})
 #endif
+/* tedge_rows_f32's vector form (GCC: two-source shuffles with vector masks) */
+#if DRS_SIMD_MULTI && !defined(__clang__)
+#define TEDGE_ROWS_V16 1
+#else
+#define TEDGE_ROWS_V16 0
+#endif
 /* lanes s.. of a, then b's first s: a's inputs one to three on (s < 16) */
 #if defined(__clang__)
 #define TROW_V16_SHIFT(a, b, s)                                                                \
@@ -366,6 +372,9 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             }                                                                                  \
         }                                                                                      \
     } while (0)
+/* trow's accumulate: bit 0 adds into d; TROW_NO_EDGES leaves the inputs outside the
+ * interior unwritten (tiled2 forms them 16 rows at once, tedge_rows_f32) */
+#define TROW_NO_EDGES 2
 #define DEFINE_TROW(NAME, A, TS)                                                               \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *W, const TS *src, A *d, int64_t inner,         \
@@ -373,6 +382,8 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
                 (tt, W, src, d, inner, accumulate),                                            \
     {                                                                                          \
         typedef TS ts_t; /* the source type, for the macros below */                           \
+        const int noedge_ = accumulate & TROW_NO_EDGES;                                        \
+        accumulate &= 1;                                                                       \
         const int64_t Lin = tt->Lin;                                                           \
         if (inner > 1) {                                                                       \
             for (int64_t j = 0; j < Lin; j++)                                                  \
@@ -380,7 +391,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             return;                                                                            \
         }                                                                                      \
         const int64_t ja = tt->un > 0 ? tt->j0 : Lin, jb = tt->un > 0 ? tt->j1 : Lin;          \
-        for (int64_t j = 0; j < ja; j++)                                                       \
+        for (int64_t j = 0; j < (noedge_ ? 0 : ja); j++)                                       \
             TENTRY_GENERAL(A, j);                                                              \
         if (tt->downk == 2)                                                                    \
             TROW_DOWN(A, 2);                                                                   \
@@ -408,7 +419,7 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             case 7: TROW_INTERIOR(A, 7) break;                                                 \
             default: TROW_INTERIOR(A, 8) break;                                                \
             }                                                                                  \
-        for (int64_t j = jb; j < Lin; j++)                                                     \
+        for (int64_t j = jb; j < (noedge_ ? jb : Lin); j++)                                    \
             TENTRY_GENERAL(A, j);                                                              \
     })
 /* inner > 1: input j's row d[0..inner) from whole rows of src (src holds
@@ -622,6 +633,7 @@ typedef struct tiled2 {
                                    * other rows formed at buf + sbuf first */
     int pf;                       /* prefetch dy ahead (dy larger than DRS_PF_MIN_BYTES) */
     int down;                     /* > 0: direct rows (tiled2_direct_f32), factor down */
+    int ebat;                     /* pass w's edge inputs 16 rows at once (tedge_rows_ok) */
     float dc[8];                  /* their pass-w coefficients */
 } tiled2;
 
@@ -1241,6 +1253,113 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 
+/* The edge inputs of float rows 16 at a time (tiled2, data gradient only).  In a
+ * transposed row the inputs outside the interior [j0, j1) are sums over a few
+ * entries each, summed one input at a time: short chains of dependent loads (the
+ * entry's output, then the row's value) and adds at both ends of every row.  With
+ * 8 entries an input (bicubic 2x) they took about 1.2 ms of W3's and W12's 7.1-7.5
+ * ms backward at 1 thread on a Zen 5 core (measured by leaving them out).  Here
+ * the rows' edges are formed after the block's rows, 16 rows at once: each row's
+ * first and last 8 floats side by side, the 16 x 16 block transposed, so that
+ * column o holds output o of the 16 rows, and each edge input's sum is a chain of
+ * broadcast weights times columns, lane r row r: the terms of TENTRY_GENERAL in
+ * its order, from 0 (the same bits).  Rows past the last 16 one at a time.  W3's
+ * backward 7.15 -> 6.66 ms, W12's in cubic mode 7.30 -> 6.51 (drs_bench --cpu-time,
+ * 1 thread, min of 6 alternating rounds); with 4 entries an input (bilinear, whose
+ * edges are one or two entries) W1's went 4.86 -> 5.38, so those rows keep trow's
+ * own edges. */
+static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
+{
+    if (!TEDGE_ROWS_V16 || tt->un != 8 || !tt->per2 || glen < 16 || !tt->wf)
+        return 0;
+    for (int64_t j = 0; j < tt->Lin; j++) {
+        if (j == tt->j0)
+            j = tt->j1;
+        if (j >= tt->Lin)
+            break;
+        for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)
+            if (tt->o[e] >= 8 && tt->o[e] < glen - 8)
+                return 0; /* not within the row's first or last 8 outputs */
+    }
+    return 1;
+}
+/* one stage of the transpose: lanes of a and b interleaved by two masks */
+#define TR16_STAGE(a, b, lo, hi, m0, m1)                                                       \
+    do {                                                                                       \
+        (lo) = __builtin_shuffle(a, b, (drs_v16i)m0);                                          \
+        (hi) = __builtin_shuffle(a, b, (drs_v16i)m1);                                          \
+    } while (0)
+/* the edge inputs of the n rows g[r * glen ..], row r's sums into d[r * ds + j] (float,
+ * overwriting; tedge_rows_ok) */
+#if TEDGE_ROWS_V16
+DRS_TARGET_AVX512
+#endif
+static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, float *d,
+                           int64_t ds, int64_t n)
+{
+    const float *W = tt->wf;
+    int64_t r0 = 0;
+#if TEDGE_ROWS_V16
+    /* after the four stages, column k of the block is in r[col[k]] */
+    static const int col[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+    for (; r0 + 16 <= n; r0 += 16) {
+        drs_v16f r[16], t[16];
+        for (int i = 0; i < 16; i++) { /* lanes 0-7: outputs 0-7; 8-15: glen - 8 .. glen */
+            drs_v16f l, h;
+            memcpy(&l, g + (r0 + i) * glen, sizeof l);
+            memcpy(&h, g + (r0 + i) * glen + glen - 16, sizeof h);
+            r[i] = __builtin_shuffle(
+                l, h, (drs_v16i){0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31});
+        }
+        for (int i = 0; i < 16; i += 2)
+            TR16_STAGE(r[i], r[i + 1], t[i], t[i + 1],
+                       ((drs_v16i){0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29}),
+                       ((drs_v16i){2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31}));
+        for (int i = 0; i < 16; i += 4)
+            for (int q = 0; q < 2; q++)
+                TR16_STAGE(t[i + q], t[i + q + 2], r[i + q], r[i + q + 2],
+                           ((drs_v16i){0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29}),
+                           ((drs_v16i){2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31}));
+        for (int i = 0; i < 16; i += 8)
+            for (int q = 0; q < 4; q++)
+                TR16_STAGE(r[i + q], r[i + q + 4], t[i + q], t[i + q + 4],
+                           ((drs_v16i){0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27}),
+                           ((drs_v16i){4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31}));
+        for (int q = 0; q < 8; q++)
+            TR16_STAGE(t[q], t[q + 8], r[q], r[q + 8],
+                       ((drs_v16i){0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}),
+                       ((drs_v16i){8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31}));
+        for (int64_t j = 0; j < tt->Lin; j++) {
+            if (j == tt->j0)
+                j = tt->j1;
+            if (j >= tt->Lin)
+                break;
+            drs_v16f a = (drs_v16f){0};
+            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++) {
+                const int64_t o = tt->o[e];
+                a += ((drs_v16f){0} + W[e]) * r[col[o < 8 ? o : o - (glen - 16)]];
+            }
+            float v[16];
+            memcpy(v, &a, sizeof v);
+            for (int i = 0; i < 16; i++)
+                d[(r0 + i) * ds + j] = v[i];
+        }
+    }
+#endif
+    for (; r0 < n; r0++) { /* TENTRY_GENERAL's sums */
+        const float *src = g + r0 * glen;
+        for (int64_t j = 0; j < tt->Lin; j++) {
+            if (j == tt->j0)
+                j = tt->j1;
+            if (j >= tt->Lin)
+                break;
+            float acc = 0;
+            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)
+                acc += W[e] * src[tt->o[e]];
+            d[r0 * ds + j] = acc;
+        }
+    }
+}
 #define DEFINE_TILED2_TASK(NAME, A, WF, TROW, DOT, DOTS2, VROW, TVROW, TPASS_SPAN)             \
     DRS_SIMD_FN(NAME, (const tiled2 *c, int64_t task, A *buf, drs_stream *ws, int64_t *last),  \
                 (c, task, buf, ws, last), {                                                    \
@@ -1297,6 +1416,8 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                           (tw_->un == 4 || tw_->un == 8) && tw_->downk == 0 &&                 \
                           tw_->j1 - tw_->j0 >= 16 && DRS_SIMD_MULTI &&                         \
                           drs__simd_level() == DRS_SIMD_AVX512;                                \
+        /* the rows' edge inputs 16 rows at once after the rows (tedge_rows_f32) */            \
+        const int bat = !G && v16pf && c->ebat;                                                \
         for (int64_t oh = have; oh < r1; oh++) {                                               \
             int fz = 0;                                                                        \
             if (fuse && oh >= own0 && G->th->ntap[oh] == 2) {                                  \
@@ -1330,11 +1451,14 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
                           buf + (oh - r0) * inner, V);                                         \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
-                         buf + (oh - r0) * inner, c->inner, 0);                                \
+                         buf + (oh - r0) * inner, c->inner, bat ? TROW_NO_EDGES : 0);          \
             }                                                                                  \
             if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
                 TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
         }                                                                                      \
+        if (bat && r1 > have)                                                                  \
+            tedge_rows_f32(tw_, (const float *)(g + have * glen), glen,                        \
+                           (float *)(buf + (have - r0) * inner), inner, r1 - have);            \
         if (d) { /* (NULL: only the parameter gradients; no offset from NULL) */               \
             for (int64_t j = i0; j < i1; j++) {                                                \
                 if (c->sbuf > 0) { /* overwrite of a large dx: streamed out */                 \
@@ -1466,7 +1590,8 @@ static drs_status backward2_tiled_runs(const drs_plan *p, const drs_tables *T, d
     }
     tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
                 Ow, Lh, inner, rowlen, maxr, accumulate, g, sbuf,
-                drs__prefetch_worth(outer * Oh * Ow * inner, esz), 0, {0}};
+                drs__prefetch_worth(outer * Oh * Ow * inner, esz), 0, 0, {0}};
+    c.ebat = f32 && !g && inner == 1 && tedge_rows_ok(&ttw, Ow);
     /* direct rows (tiled2_direct_f32, no scratch): float, dx overwritten, no parameter
      * gradient, every input row one tap on both axes, pass w's inputs whole periods of
      * downk, and dx rows whole lines on 64-byte lines with AVX-512 */
