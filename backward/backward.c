@@ -1260,14 +1260,16 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
  * 8 entries an input (bicubic 2x) they took about 1.2 ms of W3's and W12's 7.1-7.5
  * ms backward at 1 thread on a Zen 5 core (measured by leaving them out).  Here
  * the rows' edges are formed after the block's rows, 16 rows at once: each row's
- * first and last 8 floats side by side, the 16 x 16 block transposed, so that
- * column o holds output o of the 16 rows, and each edge input's sum is a chain of
- * broadcast weights times columns, lane r row r: the terms of TENTRY_GENERAL in
- * its order, from 0 (the same bits).  Rows past the last 16 one at a time.  W3's
- * backward 7.15 -> 6.66 ms, W12's in cubic mode 7.30 -> 6.51 (drs_bench --cpu-time,
- * 1 thread, min of 6 alternating rounds); with 4 entries an input (bilinear, whose
- * edges are one or two entries) W1's went 4.86 -> 5.38, so those rows keep trow's
- * own edges. */
+ * first and last 8 floats side by side (outputs 0-7 and glen - 8 .. glen - 1), the
+ * 16 x 16 block transposed, so that each of its 16 columns holds one of those
+ * outputs for the 16 rows (column k in r[col[k]]), and each edge input's sum is a
+ * chain of broadcast weights times columns, lane r row r: the terms of
+ * TENTRY_GENERAL in its order, from 0 (the same bits).  Rows past the last 16 one
+ * at a time.  W3's backward 7.28 -> 6.41 ms, W12's in cubic mode 7.19 -> 6.49
+ * (drs_bench --cpu-time, 1 thread, min of 6 alternating rounds; 6.79 -> 6.17 and
+ * 6.80 -> 6.24 in a second batch); with 4 entries an input (bilinear, whose edges
+ * are one or two entries) W1's went 4.86 -> 5.38, so those rows keep trow's own
+ * edges. */
 static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 {
     if (!TEDGE_ROWS_V16 || tt->un != 8 || !tt->per2 || glen < 16 || !tt->wf)
