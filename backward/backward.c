@@ -634,6 +634,7 @@ typedef struct tiled2 {
     int pf;                       /* prefetch dy ahead (dy larger than DRS_PF_MIN_BYTES) */
     int down;                     /* > 0: direct rows (tiled2_direct_f32), factor down */
     int ebat;                     /* pass w's edge inputs 16 rows at once (tedge_rows_ok) */
+    int vbat;                     /* and with the parameter sums: T's and V's (16 rows of V) */
     float dc[8];                  /* their pass-w coefficients */
 } tiled2;
 
@@ -894,9 +895,10 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 #define DEFINE_TVROW_PER2(NAME, A)                                                             \
     DRS_SIMD_FN(NAME,                                                                          \
                 (const drs_ttable *tt, const A *Wt, const drs_ttable *tv, const A *Wv,         \
-                 const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V),         \
-                (tt, Wt, tv, Wv, cd, cdk, g, T, V), {                                          \
-        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
+                 const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V,          \
+                 int noedge),                                                                  \
+                (tt, Wt, tv, Wv, cd, cdk, g, T, V, noedge), {                                  \
+        for (int64_t j = 0; j < (noedge ? 0 : tt->Lin); j++) {                                 \
             if (j == tt->j0)                                                                   \
                 j = tt->j1;                                                                    \
             if (j >= tt->Lin)                                                                  \
@@ -1135,43 +1137,43 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
 /* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
  * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
  * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd, fz: T not yet formed) */
-#define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW)                                        \
+#define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW, OH, VR)                                \
     do {                                                                                       \
-        double *part = G->part + 2 * (b * c->Oh + oh);                                         \
-        const A *gr = g + oh * glen;                                                           \
+        double *part = G->part + 2 * (b * c->Oh + OH);                                         \
+        const A *gr = g + OH * glen;                                                           \
         part[0] = part[1] = 0.0;                                                               \
-        const int32_t nt = G->th->ntap[oh];                                                    \
+        const int32_t nt = G->th->ntap[OH];                                                    \
         if (G->diff && (nt == 1 || nt == 2) &&                                                 \
-            (!G->wantA || (G->thd->ntap[oh] == 2 &&                                            \
-                           G->thd->dw[oh * G->thd->stride] ==                                  \
-                               -G->thd->dw[oh * G->thd->stride + 1]))) {                       \
+            (!G->wantA || (G->thd->ntap[OH] == 2 &&                                            \
+                           G->thd->dw[OH * G->thd->stride] ==                                  \
+                               -G->thd->dw[OH * G->thd->stride + 1]))) {                       \
             /* the difference form (f32, inner 1; G->diff is never set otherwise) */           \
-            const float *xp0 = (const float *)xb + G->th->first[oh] * inner;                   \
-            const float *wp = (const float *)G->th->wf + oh * G->th->stride;                   \
+            const float *xp0 = (const float *)xb + G->th->first[OH] * inner;                   \
+            const float *wp = (const float *)G->th->wf + OH * G->th->stride;                   \
             const float *xp1 = nt == 2 ? xp0 + inner : xp0;                                    \
             /* (without gA, its rows are P_h x's: the kernels need the same two) */            \
             const float *xa0 =                                                                 \
-                G->wantA ? (const float *)xb + G->thd->first[oh] * inner : xp0;                \
-            if (oh > 0 && G->th->first[oh] != G->th->first[oh - 1] && !fz)                     \
+                G->wantA ? (const float *)xb + G->thd->first[OH] * inner : xp0;                \
+            if (OH > 0 && G->th->first[OH] != G->th->first[OH - 1] && !fz)                     \
                 diff_prefetch_row(xp0, inner);                                                 \
             if (fz) { /* T not formed yet: formed here, with the sums */                       \
-                diff_row_trow_f32(G, c->ttw, (float *)(buf + (oh - r0) * inner), xp0, xp1,     \
+                diff_row_trow_f32(G, c->ttw, (float *)(buf + (OH - r0) * inner), xp0, xp1,     \
                                   wp[0], wp[1], (const float *)gr, c->rowlen,                  \
-                                  G->wantA ? G->thd->dw[oh * G->thd->stride + 1] : 0.0, part); \
+                                  G->wantA ? G->thd->dw[OH * G->thd->stride + 1] : 0.0, part); \
                 break;                                                                         \
             }                                                                                  \
-            diff_row_f32(G, (const float *)(buf + (oh - r0) * inner), xa0,                     \
+            diff_row_f32(G, (const float *)(buf + (OH - r0) * inner), xa0,                     \
                          G->wantA ? xa0 + inner : xp1, xp0, xp1, wp[0],                        \
                          nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen,             \
-                         G->wantA ? G->thd->dw[oh * G->thd->stride + 1] : 0.0, part,           \
-                         (float *)Dx, (float *)V);                                             \
+                         G->wantA ? G->thd->dw[OH * G->thd->stride + 1] : 0.0, part,           \
+                         (float *)Dx, (float *)(VR));                                          \
             break;                                                                             \
         }                                                                                      \
         const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                       \
-                         G->thd->ntap[oh] == nt && G->thd->first[oh] == G->th->first[oh];      \
+                         G->thd->ntap[OH] == nt && G->thd->first[OH] == G->th->first[OH];      \
         if (G->wantA && !both) {                                                               \
-            PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, oh, Dx, xb, inner);             \
-            part[0] = DOT(buf + (oh - r0) * inner, Dx, inner);                                 \
+            PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, OH, Dx, xb, inner);             \
+            part[0] = DOT(buf + (OH - r0) * inner, Dx, inner);                                 \
         }                                                                                      \
         if (G->wantB) {                                                                        \
             const A *src = gr;                                                                 \
@@ -1180,7 +1182,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
                 /* V formed with T by TVROW */                                                 \
             } else if (G->factored && c->inner == 1 && tv->per2 && tv->un > 0 &&               \
                        tv->j1 > tv->j0 && !G->vz) {                                            \
-                VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, V);                              \
+                VROW(tv, (const A *)tv->WF, cd, gr, c->Ow, Z, (VR));                           \
             } else if (G->factored) {                                                          \
                 if (c->inner == 1)                                                             \
                     for (int64_t q = 0; q < glen; q++)                                         \
@@ -1190,18 +1192,18 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
                         for (int64_t i = 0; i < c->inner; i++)                                 \
                             Z[o * c->inner + i] = cd[o] * gr[o * c->inner + i];                \
                 src = Z;                                                                       \
-                TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                              \
+                TROW(tv, (const A *)tv->WF, src, (VR), c->inner, 0);                           \
             } else {                                                                           \
-                TROW(tv, (const A *)tv->WF, src, V, c->inner, 0);                              \
+                TROW(tv, (const A *)tv->WF, src, (VR), c->inner, 0);                           \
             }                                                                                  \
             if (both) {                                                                        \
-                DOTS2(buf + (oh - r0) * inner, V, xb + G->th->first[oh] * inner, inner,        \
-                      (const A *)G->dwh + oh * G->thd->stride,                                 \
-                      (const A *)G->th->WF + oh * G->th->stride, nt, part);                    \
+                DOTS2(buf + (OH - r0) * inner, (VR), xb + G->th->first[OH] * inner, inner,     \
+                      (const A *)G->dwh + OH * G->thd->stride,                                 \
+                      (const A *)G->th->WF + OH * G->th->stride, nt, part);                    \
                 break;                                                                         \
             }                                                                                  \
-            PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, oh, Px, xb, inner);      \
-            part[1] = DOT(V, Px, inner);                                                       \
+            PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, OH, Px, xb, inner);      \
+            part[1] = DOT((VR), Px, inner);                                                    \
         }                                                                                      \
     } while (0)
 /* A block of an integer-factor downsampling whose every input row has one tap
@@ -1272,7 +1274,7 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
  * edges. */
 static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 {
-    if (!TEDGE_ROWS_V16 || tt->un != 8 || !tt->per2 || glen < 16 || !tt->wf)
+    if (!TEDGE_ROWS_V16 || tt->un != 8 || glen < 16 || !tt->wf)
         return 0;
     for (int64_t j = 0; j < tt->Lin; j++) {
         if (j == tt->j0)
@@ -1288,8 +1290,8 @@ static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 /* one stage of the transpose: lanes of a and b interleaved by two masks */
 #define TR16_STAGE(a, b, lo, hi, m0, m1)                                                       \
     do {                                                                                       \
-        (lo) = __builtin_shuffle(a, b, (drs_v16i)m0);                                          \
-        (hi) = __builtin_shuffle(a, b, (drs_v16i)m1);                                          \
+        (lo) = __builtin_shuffle(a, b, m0);                                                    \
+        (hi) = __builtin_shuffle(a, b, m1);                                                    \
     } while (0)
 /* the edge inputs of the n rows g[r * glen ..], row r's sums into d[r * ds + j] (float,
  * overwriting; tedge_rows_ok) */
@@ -1304,33 +1306,34 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
 #if TEDGE_ROWS_V16
     /* after the four stages, column k of the block is in r[col[k]] */
     static const int col[16] = {0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15};
+    /* the four stages' masks: elements, pairs, quads, then halves interleaved */
+    const drs_v16i k1a = {0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29},
+                   k1b = {2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31},
+                   k2a = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
+                   k2b = {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31},
+                   k3a = {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
+                   k3b = {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31},
+                   k4a = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+                   k4b = {8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+                   kle = {0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31};
     for (; r0 + 16 <= n; r0 += 16) {
         drs_v16f r[16], t[16];
         for (int i = 0; i < 16; i++) { /* lanes 0-7: outputs 0-7; 8-15: glen - 8 .. glen */
             drs_v16f l, h;
             memcpy(&l, g + (r0 + i) * glen, sizeof l);
             memcpy(&h, g + (r0 + i) * glen + glen - 16, sizeof h);
-            r[i] = __builtin_shuffle(
-                l, h, (drs_v16i){0, 1, 2, 3, 4, 5, 6, 7, 24, 25, 26, 27, 28, 29, 30, 31});
+            r[i] = __builtin_shuffle(l, h, kle);
         }
         for (int i = 0; i < 16; i += 2)
-            TR16_STAGE(r[i], r[i + 1], t[i], t[i + 1],
-                       ((drs_v16i){0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29}),
-                       ((drs_v16i){2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31}));
+            TR16_STAGE(r[i], r[i + 1], t[i], t[i + 1], k1a, k1b);
         for (int i = 0; i < 16; i += 4)
             for (int q = 0; q < 2; q++)
-                TR16_STAGE(t[i + q], t[i + q + 2], r[i + q], r[i + q + 2],
-                           ((drs_v16i){0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29}),
-                           ((drs_v16i){2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31}));
+                TR16_STAGE(t[i + q], t[i + q + 2], r[i + q], r[i + q + 2], k2a, k2b);
         for (int i = 0; i < 16; i += 8)
             for (int q = 0; q < 4; q++)
-                TR16_STAGE(r[i + q], r[i + q + 4], t[i + q], t[i + q + 4],
-                           ((drs_v16i){0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27}),
-                           ((drs_v16i){4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31}));
+                TR16_STAGE(r[i + q], r[i + q + 4], t[i + q], t[i + q + 4], k3a, k3b);
         for (int q = 0; q < 8; q++)
-            TR16_STAGE(t[q], t[q + 8], r[q], r[q + 8],
-                       ((drs_v16i){0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23}),
-                       ((drs_v16i){8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31}));
+            TR16_STAGE(t[q], t[q + 8], r[q], r[q + 8], k4a, k4b);
         for (int64_t j = 0; j < tt->Lin; j++) {
             if (j == tt->j0)
                 j = tt->j1;
@@ -1389,6 +1392,7 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
         const A *g = (const A *)c->dy + b * c->Oh * c->Ow * c->inner;                          \
         const tiled2_grad *G = c->g;                                                           \
         A *Dx = buf + c->maxr * inner, *V = Dx + inner, *Px = V + inner, *Z = Px + inner;      \
+        A *const Vg = Z + c->Ow * c->inner; /* vbat: a group's 16 rows of V */                 \
         const A *xb = G ? (const A *)G->x + b * c->Lh * inner : NULL;                          \
         const A *cd = G ? (const A *)G->cdw : NULL;                                            \
         /* the rows this block counts (a row the block before also forms is counted there) */  \
@@ -1418,10 +1422,27 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
                           (tw_->un == 4 || tw_->un == 8) && tw_->downk == 0 &&                 \
                           tw_->j1 - tw_->j0 >= 16 && DRS_SIMD_MULTI &&                         \
                           drs__simd_level() == DRS_SIMD_AVX512;                                \
-        /* the rows' edge inputs 16 rows at once after the rows (tedge_rows_f32) */            \
+        /* the rows' edge inputs 16 rows at once after the rows (tedge_rows_f32); with the     \
+         * parameter sums (vbat), the counted rows' T and V edges 16 rows at once before the   \
+         * rows, V in Vg's 16 rows, so that each row's sums follow its row at once */          \
         const int bat = !G && v16pf && c->ebat;                                                \
+        const int vb = sizeof(A) == sizeof(float) && tvf && c->vbat;                           \
         for (int64_t oh = have; oh < r1; oh++) {                                               \
             int fz = 0;                                                                        \
+            if (vb && oh >= own0 && (oh - own0) % 16 == 0) {                                   \
+                /* the next 16 rows' edges first: T's in their rows, V's in Vg; the 16         \
+                 * after them requested (their ends, which the vector sweep does not reach     \
+                 * first; without it the scales run gained nothing: 15.19 -> 15.08 ms) */      \
+                const int64_t n_ = r1 - oh < 16 ? r1 - oh : 16;                                \
+                tedge_rows_f32(c->ttw, (const float *)(g + oh * glen), glen,                   \
+                               (float *)(buf + (oh - r0) * inner), inner, n_);                 \
+                tedge_rows_f32(G->ttwd, (const float *)(g + oh * glen), glen, (float *)Vg,     \
+                               inner, n_);                                                     \
+                for (int64_t p_ = oh + 16; p_ < oh + 32 && p_ < r1; p_++) {                    \
+                    drs__prefetch_at(g + p_ * glen, 0);                                        \
+                    drs__prefetch_at(g + p_ * glen + glen - 1, 0);                             \
+                }                                                                              \
+            }                                                                                  \
             if (fuse && oh >= own0 && G->th->ntap[oh] == 2) {                                  \
                 const drs_table *hd_ = G->thd;                                                 \
                 const int64_t q_ = oh * hd_->stride;                                           \
@@ -1450,13 +1471,15 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
                 } else if (tvf && oh >= own0)                                                  \
                     TVROW(c->ttw, (const A *)c->ttw->WF, G->ttwd, (const A *)G->ttwd->WF,      \
                           G->factored ? cd : NULL, (const A *)G->cdk, g + oh * glen,           \
-                          buf + (oh - r0) * inner, V);                                         \
+                          buf + (oh - r0) * inner, vb ? Vg + (oh - own0) % 16 * inner : V,     \
+                          vb);                                                                 \
                 else                                                                           \
                     TROW(c->ttw, (const A *)c->ttw->WF, g + oh * glen,                         \
                          buf + (oh - r0) * inner, c->inner, bat ? TROW_NO_EDGES : 0);          \
             }                                                                                  \
-            if (G && oh >= own0) /* the parameter sums of row oh, with dy_r and T_r in L1 */   \
-                TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW);                               \
+            if (G && oh >= own0) /* row oh's sums, with dy_r and T_r in L1 */                  \
+                TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW, oh,                            \
+                                 vb ? Vg + (oh - own0) % 16 * inner : V);                      \
         }                                                                                      \
         if (bat && r1 > have)                                                                  \
             tedge_rows_f32(tw_, (const float *)(g + have * glen), glen,                        \
@@ -1580,6 +1603,13 @@ static drs_status backward2_tiled_runs(const drs_plan *p, const drs_tables *T, d
         (g && (tstride > INT64_MAX / 2 - tbytes || rowlen > INT64_MAX / 8)))
         goto out; /* scratch beyond 64 bits: the caller's general chain */
     tstride += g ? 3 * rowlen + tbytes : 0;
+    /* the parameter sums of rows whose T and V tvrow_per2 forms in its vector form
+     * (G->tv16), both tables' edges 16 rows at once: 16 rows of V */
+    const int vbat = f32 && g && inner == 1 && g->tv16 && g->wantA && g->wantB && !g->diff &&
+                     g->cdk && !g->factored && tv_fusable(&ttw, g->ttwd, 0) &&
+                     tedge_rows_ok(&ttw, Ow) && tedge_rows_ok(g->ttwd, Ow) &&
+                     rowlen <= (INT64_MAX - tstride) / 16;
+    tstride += vbat ? 16 * rowlen : 0;
     /* an overwritten dx streamed out (drs__stream_gradient: large, or read from a dy
      * at least twice its size, the two together large): one more row per thread,
      * where a dx row not streamed from the registers is formed first */
@@ -1592,7 +1622,7 @@ static drs_status backward2_tiled_runs(const drs_plan *p, const drs_tables *T, d
     }
     tiled2 c = {&ttw, &tth, dy->data, dx ? dx->data : NULL, bstart, olo, ohi, nblk, Oh,
                 Ow, Lh, inner, rowlen, maxr, accumulate, g, sbuf,
-                drs__prefetch_worth(outer * Oh * Ow * inner, esz), 0, 0, {0}};
+                drs__prefetch_worth(outer * Oh * Ow * inner, esz), 0, 0, vbat, {0}};
     c.ebat = f32 && !g && inner == 1 && tedge_rows_ok(&ttw, Ow);
     /* direct rows (tiled2_direct_f32, no scratch): float, dx overwritten, no parameter
      * gradient, every input row one tap on both axes, pass w's inputs whole periods of
