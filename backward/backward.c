@@ -1255,7 +1255,8 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
     return drs__tsweep_stream_f32(d, s, w, (int)ne, inner);
 }
 
-/* The edge inputs of float rows 16 at a time (tiled2, data gradient only).  In a
+/* The edge inputs of float rows 16 at a time (tiled2: the data gradient's rows, and
+ * with the parameter sums the T and V rows of tvrow_per2's vector form).  In a
  * transposed row the inputs outside the interior [j0, j1) are sums over a few
  * entries each, summed one input at a time: short chains of dependent loads (the
  * entry's output, then the row's value) and adds at both ends of every row.  With
@@ -1271,7 +1272,11 @@ static int tiled2_stream_row_f32(const drs_ttable *tt, const float *W, int64_t j
  * (drs_bench --cpu-time, 1 thread, min of 6 alternating rounds; 6.79 -> 6.17 and
  * 6.80 -> 6.24 in a second batch); with 4 entries an input (bilinear, whose edges
  * are one or two entries) W1's went 4.86 -> 5.38, so those rows keep trow's own
- * edges. */
+ * edges.  With the parameter sums each row's sums follow its row, so there the next
+ * 16 rows' edges are formed before them (and the 16 after those requested): W12's
+ * cubic scales run 15.02 -> 14.03 ms and 15.10 -> 14.30 (min of 8 alternating
+ * rounds); forming them after the 16 rows and holding the sums back until then was
+ * slower (14.40 -> 15.54). */
 static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 {
     if (!TEDGE_ROWS_V16 || tt->un != 8 || glen < 16 || !tt->wf)
