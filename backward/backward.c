@@ -1134,46 +1134,49 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
         drs__prefetch_at(x0, a + q);
 }
 
-/* the parameter sums of dy row oh inside tiled2's row loop (a do-while, so
- * that the joint form's early exit is a break); it uses DEFINE_TILED2_TASK's
- * locals (G, c, b, oh, g, glen, buf, r0, inner, Dx, V, Px, Z, xb, cd, fz: T not yet formed) */
+/* the parameter sums of dy row OH inside tiled2's row loop, VR its V row (V, or its
+ * slot of Vg) (a do-while, so that the joint form's early exit is a break); it uses
+ * DEFINE_TILED2_TASK's locals (G, c, b, g, glen, buf, r0, inner, Dx, Px, Z, xb, cd, fz:
+ * T not yet formed) */
 #define TILED2_ROW_GRADS(A, WF, TROW, DOT, DOTS2, VROW, OH, VR)                                \
     do {                                                                                       \
-        double *part = G->part + 2 * (b * c->Oh + OH);                                         \
-        const A *gr = g + OH * glen;                                                           \
+        double *part = G->part + 2 * (b * c->Oh + (OH));                                       \
+        const A *gr = g + (OH) * glen;                                                         \
         part[0] = part[1] = 0.0;                                                               \
-        const int32_t nt = G->th->ntap[OH];                                                    \
+        const int32_t nt = G->th->ntap[(OH)];                                                  \
         if (G->diff && (nt == 1 || nt == 2) &&                                                 \
-            (!G->wantA || (G->thd->ntap[OH] == 2 &&                                            \
-                           G->thd->dw[OH * G->thd->stride] ==                                  \
-                               -G->thd->dw[OH * G->thd->stride + 1]))) {                       \
+            (!G->wantA || (G->thd->ntap[(OH)] == 2 &&                                          \
+                           G->thd->dw[(OH) * G->thd->stride] ==                                \
+                               -G->thd->dw[(OH) * G->thd->stride + 1]))) {                     \
             /* the difference form (f32, inner 1; G->diff is never set otherwise) */           \
-            const float *xp0 = (const float *)xb + G->th->first[OH] * inner;                   \
-            const float *wp = (const float *)G->th->wf + OH * G->th->stride;                   \
+            const float *xp0 = (const float *)xb + G->th->first[(OH)] * inner;                 \
+            const float *wp = (const float *)G->th->wf + (OH) * G->th->stride;                 \
             const float *xp1 = nt == 2 ? xp0 + inner : xp0;                                    \
             /* (without gA, its rows are P_h x's: the kernels need the same two) */            \
             const float *xa0 =                                                                 \
-                G->wantA ? (const float *)xb + G->thd->first[OH] * inner : xp0;                \
-            if (OH > 0 && G->th->first[OH] != G->th->first[OH - 1] && !fz)                     \
+                G->wantA ? (const float *)xb + G->thd->first[(OH)] * inner : xp0;              \
+            if ((OH) > 0 && G->th->first[(OH)] != G->th->first[(OH) - 1] && !fz)               \
                 diff_prefetch_row(xp0, inner);                                                 \
             if (fz) { /* T not formed yet: formed here, with the sums */                       \
-                diff_row_trow_f32(G, c->ttw, (float *)(buf + (OH - r0) * inner), xp0, xp1,     \
+                diff_row_trow_f32(G, c->ttw, (float *)(buf + ((OH) - r0) * inner), xp0, xp1,   \
                                   wp[0], wp[1], (const float *)gr, c->rowlen,                  \
-                                  G->wantA ? G->thd->dw[OH * G->thd->stride + 1] : 0.0, part); \
+                                  G->wantA ? G->thd->dw[(OH) * G->thd->stride + 1] : 0.0,      \
+                                  part);                                                       \
                 break;                                                                         \
             }                                                                                  \
-            diff_row_f32(G, (const float *)(buf + (OH - r0) * inner), xa0,                     \
+            diff_row_f32(G, (const float *)(buf + ((OH) - r0) * inner), xa0,                   \
                          G->wantA ? xa0 + inner : xp1, xp0, xp1, wp[0],                        \
                          nt == 2 ? wp[1] : 0.0f, nt, (const float *)gr, c->rowlen,             \
-                         G->wantA ? G->thd->dw[OH * G->thd->stride + 1] : 0.0, part,           \
+                         G->wantA ? G->thd->dw[(OH) * G->thd->stride + 1] : 0.0, part,         \
                          (float *)Dx, (float *)(VR));                                          \
             break;                                                                             \
         }                                                                                      \
         const int both = G->wantA && G->wantB && (nt == 2 || nt == 4) &&                       \
-                         G->thd->ntap[OH] == nt && G->thd->first[OH] == G->th->first[OH];      \
+                         G->thd->ntap[(OH)] == nt &&                                           \
+                         G->thd->first[(OH)] == G->th->first[(OH)];                            \
         if (G->wantA && !both) {                                                               \
-            PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, OH, Dx, xb, inner);             \
-            part[0] = DOT(buf + (OH - r0) * inner, Dx, inner);                                 \
+            PASS_OUTPUT(A, A, G->thd, (const A *)G->dwh, (A)0, (OH), Dx, xb, inner);           \
+            part[0] = DOT(buf + ((OH) - r0) * inner, Dx, inner);                               \
         }                                                                                      \
         if (G->wantB) {                                                                        \
             const A *src = gr;                                                                 \
@@ -1197,12 +1200,12 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
                 TROW(tv, (const A *)tv->WF, src, (VR), c->inner, 0);                           \
             }                                                                                  \
             if (both) {                                                                        \
-                DOTS2(buf + (OH - r0) * inner, (VR), xb + G->th->first[OH] * inner, inner,     \
-                      (const A *)G->dwh + OH * G->thd->stride,                                 \
-                      (const A *)G->th->WF + OH * G->th->stride, nt, part);                    \
+                DOTS2(buf + ((OH) - r0) * inner, (VR), xb + G->th->first[(OH)] * inner, inner, \
+                      (const A *)G->dwh + (OH) * G->thd->stride,                               \
+                      (const A *)G->th->WF + (OH) * G->th->stride, nt, part);                  \
                 break;                                                                         \
             }                                                                                  \
-            PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, OH, Px, xb, inner);      \
+            PASS_OUTPUT(A, A, G->th, (const A *)G->th->WF, (A)G->evh, (OH), Px, xb, inner);    \
             part[1] = DOT((VR), Px, inner);                                                    \
         }                                                                                      \
     } while (0)
@@ -1613,7 +1616,7 @@ static drs_status backward2_tiled_runs(const drs_plan *p, const drs_tables *T, d
     const int vbat = f32 && g && inner == 1 && g->tv16 && g->wantA && g->wantB && !g->diff &&
                      g->cdk && !g->factored && tv_fusable(&ttw, g->ttwd, 0) &&
                      tedge_rows_ok(&ttw, Ow) && tedge_rows_ok(g->ttwd, Ow) &&
-                     rowlen <= (INT64_MAX - tstride) / 16;
+                     rowlen <= 1024; /* (16 rows of V within 64 KiB, near the L1) */
     tstride += vbat ? 16 * rowlen : 0;
     /* an overwritten dx streamed out (drs__stream_gradient: large, or read from a dy
      * at least twice its size, the two together large): one more row per thread,
