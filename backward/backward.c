@@ -1306,7 +1306,7 @@ static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 #if TEDGE_ROWS_V16
 DRS_TARGET_AVX512
 #endif
-static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, float *d,
+static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, float *dr,
                            int64_t ds, int64_t n)
 {
     const float *W = tt->wf;
@@ -1355,21 +1355,20 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
             float v[16];
             memcpy(v, &a, sizeof v);
             for (int i = 0; i < 16; i++)
-                d[(r0 + i) * ds + j] = v[i];
+                dr[(r0 + i) * ds + j] = v[i];
         }
     }
 #endif
-    for (; r0 < n; r0++) { /* TENTRY_GENERAL's sums */
+    for (; r0 < n; r0++) { /* the rest one row at a time, as trow sums them */
         const float *src = g + r0 * glen;
+        float *d = dr + r0 * ds;
+        const int accumulate = 0;
         for (int64_t j = 0; j < tt->Lin; j++) {
             if (j == tt->j0)
                 j = tt->j1;
             if (j >= tt->Lin)
                 break;
-            float acc = 0;
-            for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)
-                acc += W[e] * src[tt->o[e]];
-            d[r0 * ds + j] = acc;
+            TENTRY_GENERAL(float, j);
         }
     }
 }
