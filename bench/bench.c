@@ -4,7 +4,8 @@
  * Times the forward and the backward (every gradient PyTorch computes for the
  * same call: the input gradient; for grid sample the input and grid gradients)
  * of workloads W1..W12 in f32, plus a copy-bandwidth probe (a parallel memcpy
- * of a buffer the size of W1's output).  Outputs and gradients are allocated
+ * of a buffer the size of W1's output) and, with --workload arith, a probe of
+ * the core's peak rates of 512-bit float operations.  Outputs and gradients are allocated
  * and touched once before timing; each measurement is the median of --runs
  * timed calls after --warmup untimed ones.
  *
@@ -16,6 +17,8 @@
  *
  * Output: a table, or with --json one JSON object per line:
  *   {"probe":"copy", "bytes":B, "threads":T, "ms":M, "gbs":G}    (G counts read + write)
+ *   {"probe":"arith", "mul":R, "add":R, "mul_add_mix":R, "fma":R, "permutex2var":R}
+ *                                                  (512-bit operations per ns, 1 thread)
  *   {"workload":"W1", ..., "fwd_ms":M, "bwd_ms":M, "bytes_fwd":B, ...}
  * Threads: drs_set_num_threads(T) for each count of --threads (e.g. 1,2):
  * the timed calls of the counts are interleaved (T1, T2, T1, T2, ...) so that
@@ -44,6 +47,10 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define DRS_BENCH_ARITH 1
+#endif
 #include <unistd.h>
 
 #ifndef DRS_BENCH_BUILD /* the library's CMAKE_BUILD_TYPE, set by bench/CMakeLists.txt */
@@ -720,6 +727,88 @@ static timing copy_probe(size_t bytes, int warmup, int runs)
     return res;
 }
 
+/* ------------------------------------------------------------ arithmetic probe */
+/* The core's peak rate of 512-bit float operations, for the accounts that set
+ * a kernel's operations against it: 12 independent chains of one operation
+ * (the mix: a multiply then an add in each chain), all in registers
+ * (multiplies by 1 and adds of 0, read from a volatile so that nothing
+ * folds), on the calling thread.  Rates are operations (vectors of 16 floats)
+ * per ns, the best of 5 runs. */
+#ifdef DRS_BENCH_ARITH
+enum { AR_MUL, AR_ADD, AR_MIX, AR_FMA, AR_PERM, AR_N };
+volatile float g_arith_sink;
+#define AR_CHAINS(OP)                                                                          \
+    do {                                                                                       \
+        OP(a0); OP(a1); OP(a2); OP(a3); OP(a4); OP(a5);                                        \
+        OP(a6); OP(a7); OP(a8); OP(a9); OP(a10); OP(a11);                                      \
+    } while (0)
+__attribute__((target("avx512f,fma"), noinline)) static double arith_run(int kind, long iters)
+{
+    static volatile float one = 1.0f, zero = 0.0f;
+    const __m512 m = _mm512_set1_ps(one), c = _mm512_set1_ps(zero);
+    const __m512i ix = _mm512_set_epi32(1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23, 8, 24);
+    /* distinct starting values, so that no two chains are the same computation */
+#define AR_INIT(k) _mm512_set1_ps((float)(k + 1) * one)
+    __m512 a0 = AR_INIT(0), a1 = AR_INIT(1), a2 = AR_INIT(2), a3 = AR_INIT(3), a4 = AR_INIT(4),
+           a5 = AR_INIT(5), a6 = AR_INIT(6), a7 = AR_INIT(7), a8 = AR_INIT(8), a9 = AR_INIT(9),
+           a10 = AR_INIT(10), a11 = AR_INIT(11);
+#undef AR_INIT
+#define AR_MULOP(v) v = _mm512_mul_ps(v, m)
+#define AR_ADDOP(v) v = _mm512_add_ps(v, c)
+#define AR_FMAOP(v) v = _mm512_fmadd_ps(v, m, c)
+#define AR_PERMOP(v) v = _mm512_permutex2var_ps(v, ix, m)
+    const double t0 = now_ms();
+    for (long i = 0; i < iters; i++) {
+        switch (kind) {
+        case AR_MUL: AR_CHAINS(AR_MULOP); break;
+        case AR_ADD: AR_CHAINS(AR_ADDOP); break;
+        case AR_MIX: /* each chain a multiply, then an add: 24 operations */
+            AR_CHAINS(AR_MULOP);
+            AR_CHAINS(AR_ADDOP);
+            break;
+        case AR_FMA: AR_CHAINS(AR_FMAOP); break;
+        default: AR_CHAINS(AR_PERMOP); break;
+        }
+    }
+    const double t = now_ms() - t0;
+#undef AR_MULOP
+#undef AR_ADDOP
+#undef AR_FMAOP
+#undef AR_PERMOP
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                             _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+    g_arith_sink = _mm512_reduce_add_ps(s);
+    return t;
+}
+#endif
+
+/* 1 and the rates (vectors of 16 floats per ns) in r[AR_N], or 0 where the
+ * probe does not run (not x86-64 with AVX-512) */
+static int arith_probe(int smoke, double *r)
+{
+#ifdef DRS_BENCH_ARITH
+    if (!__builtin_cpu_supports("avx512f"))
+        return 0;
+    const long iters = smoke ? 20000 : 4000000;
+    for (int k = 0; k < AR_N; k++) {
+        double best = 0.0;
+        for (int rep = 0; rep < 5; rep++) {
+            const double ms = arith_run(k, iters);
+            const double rate = (k == AR_MIX ? 24.0 : 12.0) * (double)iters / (ms * 1e6);
+            if (ms > 0 && rate > best)
+                best = rate;
+        }
+        r[k] = best;
+    }
+    return 1;
+#else
+    (void)smoke;
+    (void)r;
+    return 0;
+#endif
+}
+
 /* ------------------------------------------------------------ output */
 static void json_shape(const drs_tensor *t)
 {
@@ -761,7 +850,8 @@ static void usage(void)
            "  --threads     OpenMP thread counts (default 1); 1,2 times both, call by call\n"
            "  --runs R      timed calls per measurement, the median is reported (default 7)\n"
            "  --warmup K    untimed calls before them (default 2; 1 when a call takes > 1 s)\n"
-           "  --workload    comma-separated names; W8 selects W8a-W8d; 'copy' = only the probe\n"
+           "  --workload    comma-separated names; W8 selects W8a-W8d; 'copy' = only the probe;\n"
+           "                'arith' = the core's peak rates of 512-bit float operations\n"
            "  --phase P     fwd, bwd or fwd,bwd (default): time only these (e.g. under perf;\n"
            "                the other phase's fields are 0)\n"
            "  --json        one JSON object per line (what compare_torch.py reads)\n"
@@ -883,10 +973,11 @@ int main(int argc, char **argv)
     }
 
     const int copy_only = filter && !strcmp(filter, "copy");
+    const int arith_only = filter && !strcmp(filter, "arith");
     int nsel = 0;
     for (int wi = 0; wi < NWL; wi++)
         nsel += wl_selected(WL[wi].name, filter);
-    if (filter && !nsel && !strstr(filter, "copy")) {
+    if (filter && !nsel && !strstr(filter, "copy") && !strstr(filter, "arith")) {
         fprintf(stderr, "bench: --workload '%s' selects nothing (try --list)\n", filter);
         return 2;
     }
@@ -922,7 +1013,26 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (copy_only)
+    if (filter && strstr(filter, "arith")) {
+        double r[5];
+        if (!arith_probe(smoke, r)) {
+            if (json)
+                printf("{\"probe\":\"arith\",\"skipped\":\"needs x86-64 with AVX-512\"}\n");
+            else
+                printf("arith probe: skipped (it needs x86-64 with AVX-512)\n");
+        } else if (json)
+            printf("{\"probe\":\"arith\",\"unit\":\"512-bit operations per ns, 1 thread\","
+                   "\"mul\":%.4g,\"add\":%.4g,\"mul_add_mix\":%.4g,\"fma\":%.4g,"
+                   "\"permutex2var\":%.4g}\n",
+                   r[0], r[1], r[2], r[3], r[4]);
+        else
+            printf("arith probe (1 thread, 12 independent chains of 512-bit operations in "
+                   "registers), per ns:\n  multiplies %.2f, adds %.2f, multiplies and adds "
+                   "mixed %.2f, fused multiply-adds %.2f, two-source permutes %.2f\n",
+                   r[0], r[1], r[2], r[3], r[4]);
+        fflush(stdout);
+    }
+    if (copy_only || arith_only || (filter && !nsel))
         return 0;
 
     if (!json && bound)

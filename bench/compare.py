@@ -32,7 +32,10 @@ It also runs the C bench (drs_bench --json) on the same workload for
 reference (dresample's Python-vs-C overhead), its copy probe (the
 roofline: bytes read + written by dresample / time / copy GB/s) and, per
 row, its traffic bound (drs_bench --bound: the time of a loop that moves
-exactly the row's bytes read and written; %bnd = that time / dresample's).
+exactly the row's bytes read and written; %bnd = that time / dresample's),
+and prints the core's peak rates of 512-bit float operations (drs_bench
+--workload arith), against which the accounts of compute-bound rows set
+their operation counts.
 
 Checks: every anchor's result is compared once element by element with
 dresample's (max |a - b| <= tol * max(1, max |b|), tol per anchor and
@@ -735,6 +738,13 @@ def main():
                                                + common)}
     build = copy[threads[0]].get("build", "unknown")
     print(f"C library build type {build}", flush=True)
+    arith = (run_bench(bench, ["--workload", "arith"] + (["--smoke"] if args.smoke else []))
+             or [{}])[0]
+    if "mul" in arith:
+        print(f"core's peak (drs_bench arith probe, 1 thread; 512-bit operations per ns): "
+              f"multiplies {arith['mul']:.2f}, adds {arith['add']:.2f}, the two mixed "
+              f"{arith['mul_add_mix']:.2f}, fused multiply-adds {arith['fma']:.2f}, two-source "
+              f"permutes {arith['permutex2var']:.2f}", flush=True)
     failures, notes, errors, kinks = [], {}, {}, {}
     res = {T: {} for T in threads}
     recs0 = {}
@@ -896,7 +906,7 @@ def main():
               "the element check: " + ", ".join(f"{n} {k}" for n, k in kinks.items()))
     if args.json_out:
         with open(args.json_out, "w") as f:
-            json.dump({"versions": versions, "missing": missing, "copy": copy,
+            json.dump({"versions": versions, "missing": missing, "copy": copy, "arith": arith,
                        "load": [load0, load1], "geomean": geo, "notes": notes,
                        "results": {str(T): res[T] for T in threads},
                        "jax": {str(T): v for T, v in (jres or {}).items()},
