@@ -812,13 +812,28 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
 DEFINE_VROW_PER2(vrow_per2_f32, float)
 DEFINE_VROW_PER2(vrow_per2_f64, double)
 
+/* The rows of tvrow_per2's V weights by tap (tiled2_grad's cdk: tap k of interior
+ * input j0 + t at cdk[k * DRS_CDK_STRIDE(nin) + t]) start on 64-byte lines: each
+ * row padded to a whole number of vectors of 16 floats, so that the vector form's
+ * loads of a block of 16 inputs do not cross a line; a row's last block, which
+ * starts at nin - 16, reads a copy of those 16 weights of each tap kept after the
+ * rows (cdk[un * DRS_CDK_STRIDE(nin) + 16 k + l], l < 16).  With rows of nin
+ * floats (124 in W12, 496 bytes: 7 of the 8 rows off the line, and every last
+ * block) W12 in cubic mode with scales_delta on a Zen 5 core (drs_bench
+ * --cpu-time, 1 thread, min of 8 alternating rounds) took 13.20 ms, now 12.72
+ * (the median run's ratio to the data gradient 2.10 -> 1.98).  (With the weights
+ * held in registers instead of loaded, results wrong, timing only: about 1 ms
+ * less than with unpadded rows; the loads of the weights are what V costs most.) */
+#define DRS_CDK_STRIDE(nin) (((nin) + 15) / 16 * 16)
+
 /* T = P_w^T g and V = E^T (cd ⊙ g) of one row (inner == 1) in one sweep over
  * g, when both transposed tables are periodic with period two over the same
  * interior (tv_fusable): each T[j] is trow's TENTRY_GENERAL / TROW_PER2 sum
  * and each V[j] trow's over Z = cd ⊙ g (cd[o] * g[o] formed in the same way,
  * the terms in the same order), so both have the bits of the two separate
  * calls.  In the interior, tap k of input j0 + t reads its V weight
- * cdk[k * nin + t] (tiled2_grad), a unit-stride load, and adds cdk * g: where
+ * cdk[k * DRS_CDK_STRIDE(nin) + t] (tiled2_grad), a unit-stride load, and adds
+ * cdk * g: where
  * V = E^T (cd ⊙ g) (cd given; every interior tap weight cv[k] of E^T is -1, 0
  * or 1: linear), cdk = cv[k] * cd[o0 + 2t + k] and (cv[k] * cd) * g is the
  * number cv[k] * (cd * g) with a multiply less; where V = D_w^T g (cd NULL:
@@ -830,7 +845,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
         A at = 0, av = 0;                                                                      \
         for (int k = 0; k < (NT); k++) {                                                       \
             at += ct[k] * s[k];                                                                \
-            av += cdk[k * nin + t] * s[k];                                                     \
+            av += cdk[k * cks + t] * s[k];                                                     \
         }                                                                                      \
         T[tt->j0 + t] = at;                                                                    \
         V[tt->j0 + t] = av;                                                                    \
@@ -884,9 +899,13 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
 #define TVROW_V16_TERMS(q)                                                                     \
     do {                                                                                       \
         drs_v16f at_ = (drs_v16f){0}, av_ = (drs_v16f){0}, z_;                                 \
+        /* (a row's last block, from nin - 16 off the lines: its copy after the rows) */       \
+        const int tl_ = ((q) & 15) != 0;                                                       \
+        const float *cb_ = tl_ ? ck_ + 8 * cks : ck_ + (q);                                    \
+        const int64_t cs_ = tl_ ? 16 : cks;                                                    \
         for (int k_ = 0; k_ < 8; k_++) {                                                       \
             at_ += ct_[k_] * s_[k_];                                                           \
-            memcpy(&z_, ck_ + k_ * nin + (q), sizeof z_);                                      \
+            memcpy(&z_, cb_ + k_ * cs_, sizeof z_);                                            \
             av_ += z_ * s_[k_];                                                                \
         }                                                                                      \
         memcpy(tT_ + (q), &at_, sizeof at_);                                                   \
@@ -918,6 +937,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
             V[j] = av;                                                                         \
         }                                                                                      \
         const int64_t e0 = tt->off[tt->j0], o0 = tt->o[e0], nin = tt->j1 - tt->j0;             \
+        const int64_t cks = DRS_CDK_STRIDE(nin);                                               \
         const A *s0 = g + o0;                                                                  \
         A ct[8];                                                                               \
         for (int k = 0; k < tt->un; k++)                                                       \
@@ -2475,7 +2495,7 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                 cv[k] = f32 ? (double)ttwd.wf[ev0 + k] : ttwd.w[ev0 + k];
                 unit &= cv[k] == -1.0 || cv[k] == 0.0 || cv[k] == 1.0;
             }
-            /* Every interior tap weight -1, 0 or 1 (linear): cdk[k * nin + t] = cv[k] *
+            /* Every interior tap weight -1, 0 or 1 (linear): cdk[k * cks + t] = cv[k] *
              * cd[o0 + 2t + k] (tap k of interior input j0 + t), which tvrow_per2
              * multiplies by dy once instead of twice, for the same bits.  Otherwise
              * (cubic) V = D_w^T dy, D_w not factored: D_w^T's weights are dw itself
@@ -2506,11 +2526,18 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             }
             G.vz = G.factored && !unit; /* (rows tvrow_per2 does not take: trow over Z) */
             if (unit || !G.factored) {
-                if (!(cdk = drs__malloc((size_t)(ttwd.un * nin) * esz)))
+                /* (and after the un rows a copy of each row's last 16, from nin - 16, on
+                 * a line of its own: DRS_CDK_STRIDE) */
+                const int64_t cks = DRS_CDK_STRIDE(nin);
+                if (!(cdk = drs__malloc((size_t)(ttwd.un * (cks + 16)) * esz)))
                     goto nomem;
                 for (int k = 0; k < ttwd.un; k++)
-                    for (int64_t t = 0; t < nin; t++) {
-                        const int64_t e = ttwd.off[ttwd.j0 + t] + k, q = k * nin + t;
+                    for (int64_t i = 0; i < nin + 16; i++) {
+                        const int64_t t = i < nin ? i : nin - 16 + (i - nin);
+                        if (t < 0)
+                            continue;
+                        const int64_t e = ttwd.off[ttwd.j0 + t] + k;
+                        const int64_t q = i < nin ? k * cks + t : ttwd.un * cks + k * 16 + i - nin;
                         const double c = cd[o0 + 2 * t + k];
                         if (!G.factored && f32)
                             ((float *)cdk)[q] = ttwd.wf[e];
