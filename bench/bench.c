@@ -17,8 +17,9 @@
  *
  * Output: a table, or with --json one JSON object per line:
  *   {"probe":"copy", "bytes":B, "threads":T, "ms":M, "gbs":G}    (G counts read + write)
- *   {"probe":"arith", "mul":R, "add":R, "mul_add_mix":R, "fma":R, "permutex2var":R}
- *                                                  (512-bit operations per ns, 1 thread)
+ *   {"probe":"arith", "unit":U, "mul":R, "add":R, "mul_add_mix":R, "fma":R,
+ *    "permutex2var":R}                   (512-bit operations per ns on 1 thread), or
+ *   {"probe":"arith", "skipped":WHY}     (not x86-64 with AVX-512)
  *   {"workload":"W1", ..., "fwd_ms":M, "bwd_ms":M, "bytes_fwd":B, ...}
  * Threads: drs_set_num_threads(T) for each count of --threads (e.g. 1,2):
  * the timed calls of the counts are interleaved (T1, T2, T1, T2, ...) so that
@@ -736,7 +737,7 @@ static timing copy_probe(size_t bytes, int warmup, int runs)
  * per ns, the best of 5 runs. */
 #ifdef DRS_BENCH_ARITH
 enum { AR_MUL, AR_ADD, AR_MIX, AR_FMA, AR_PERM, AR_N };
-volatile float g_arith_sink;
+static volatile float g_arith_sink;
 #define AR_CHAINS(OP)                                                                          \
     do {                                                                                       \
         OP(a0); OP(a1); OP(a2); OP(a3); OP(a4); OP(a5);                                        \
@@ -822,6 +823,20 @@ static void json_digest(const char *key, digest d)
 {
     printf(",\"%s\":{\"sum\":%.17g,\"abs\":%.17g,\"hash\":\"%016llx\"}", key, d.sum, d.abs,
            (unsigned long long)d.hash);
+}
+
+/* 1 when the comma-separated list filter names tok exactly */
+static int filter_names(const char *filter, const char *tok)
+{
+    const size_t t = strlen(tok);
+    for (const char *p = filter; p && *p;) {
+        const char *e = strchr(p, ',');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == t && !strncmp(p, tok, t))
+            return 1;
+        p += n + (e != NULL);
+    }
+    return 0;
 }
 
 static int wl_selected(const char *name, const char *filter)
@@ -977,9 +992,29 @@ int main(int argc, char **argv)
     int nsel = 0;
     for (int wi = 0; wi < NWL; wi++)
         nsel += wl_selected(WL[wi].name, filter);
-    if (filter && !nsel && !strstr(filter, "copy") && !strstr(filter, "arith")) {
-        fprintf(stderr, "bench: --workload '%s' selects nothing (try --list)\n", filter);
+    /* every name must be a probe or select a workload */
+    if (filter && !*filter) {
+        fprintf(stderr, "bench: --workload '' selects nothing (try --list)\n");
         return 2;
+    }
+    for (const char *p = filter; p && *p;) {
+        const char *e = strchr(p, ',');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        char tok[32];
+        int ok = n > 0 && n < sizeof tok;
+        if (ok) {
+            memcpy(tok, p, n);
+            tok[n] = 0;
+            ok = !strcmp(tok, "copy") || !strcmp(tok, "arith");
+            for (int wi = 0; wi < NWL && !ok; wi++)
+                ok = wl_selected(WL[wi].name, tok);
+        }
+        if (!ok) {
+            fprintf(stderr, "bench: --workload '%s': '%.*s' selects nothing (try --list)\n",
+                    filter, (int)n, p);
+            return 2;
+        }
+        p += n + (e != NULL);
     }
     if (g_clock == CLOCK_THREAD_CPUTIME_ID && (tl.n != 1 || tl.t[0] != 1)) {
         fprintf(stderr, "bench: --cpu-time needs --threads 1 (it times the calling thread)\n");
@@ -992,7 +1027,7 @@ int main(int argc, char **argv)
                drs_simd_variant(), runs, warmup,
                g_clock == CLOCK_THREAD_CPUTIME_ID ? ", CPU time of the calling thread" : "",
                g_cold ? ", caches evicted before each timed call" : "");
-    if (do_copy && (!filter || strstr(filter, "copy"))) {
+    if (do_copy && (!filter || filter_names(filter, "copy"))) {
         const wl_def *w1 = &WL[0];
         const int64_t *sh = smoke ? w1->smoke : w1->shape;
         const int64_t *os = smoke ? w1->osz_smoke : w1->osz;
@@ -1013,7 +1048,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
-    if (filter && strstr(filter, "arith")) {
+    if (filter_names(filter, "arith")) {
         double r[5];
         if (!arith_probe(smoke, r)) {
             if (json)
