@@ -372,6 +372,10 @@ typedef int32_t drs_v16i __attribute__((vector_size(64)));
             }                                                                                  \
         }                                                                                      \
     } while (0)
+/* for each input j of tt outside its periodic interior [j0, j1), ascending */
+#define TT_FOR_EDGES(tt, j, n)                                                                 \
+    for (int64_t j = (tt)->j0 == 0 ? (tt)->j1 : 0; j < (n);                                    \
+         j = j + 1 == (tt)->j0 ? (tt)->j1 : j + 1)
 /* trow's accumulate: bit 0 adds into d; TROW_NO_EDGES leaves the inputs outside the
  * interior unwritten (tiled2 forms them 16 rows at once, tedge_rows_f32) */
 #define TROW_NO_EDGES 2
@@ -783,11 +787,7 @@ DEFINE_ROW_DOTS2(row_dots2_f64, double)
         }                                                                                      \
         if (ne > no)                                                                           \
             Ze[no] = cd[2 * no] * g[2 * no];                                                   \
-        for (int64_t j = 0; j < tt->Lin; j++) {                                                \
-            if (j == tt->j0)                                                                   \
-                j = tt->j1;                                                                    \
-            if (j >= tt->Lin)                                                                  \
-                break;                                                                         \
+        TT_FOR_EDGES(tt, j, tt->Lin) {                                                         \
             A acc = 0;                                                                         \
             for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++) {                            \
                 const int64_t o = tt->o[e];                                                    \
@@ -917,11 +917,7 @@ DEFINE_VROW_PER2(vrow_per2_f64, double)
                  const A *cd, const A *cdk, const A *g, A *restrict T, A *restrict V,          \
                  int noedge),                                                                  \
                 (tt, Wt, tv, Wv, cd, cdk, g, T, V, noedge), {                                  \
-        for (int64_t j = 0; j < (noedge ? 0 : tt->Lin); j++) {                                 \
-            if (j == tt->j0)                                                                   \
-                j = tt->j1;                                                                    \
-            if (j >= tt->Lin)                                                                  \
-                break;                                                                         \
+        TT_FOR_EDGES(tt, j, (noedge ? 0 : tt->Lin)) {                                          \
             A at = 0, av = 0;                                                                  \
             for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)                              \
                 at += Wt[e] * g[tt->o[e]];                                                     \
@@ -1233,8 +1229,7 @@ static inline void diff_prefetch_row(const float *x0, int64_t n)
             if (both) {                                                                        \
                 const int64_t xn_ = G->th->first[(OH)] + nt - 1 + DRS_DOTS2_PF_ROWS;           \
                 if ((OH) > 0 && G->th->first[(OH)] != G->th->first[(OH) - 1] && xn_ < c->Lh)   \
-                    for (int64_t q_ = 0; q_ < inner * (int64_t)sizeof(A); q_ += 64)            \
-                        drs__prefetch_at(xb + xn_ * inner, (size_t)q_);                        \
+                    drs__prefetch_span(xb + xn_ * inner, inner, sizeof(A));                    \
                 DOTS2(buf + ((OH) - r0) * inner, (VR), xb + G->th->first[(OH)] * inner, inner, \
                       (const A *)G->dwh + (OH) * G->thd->stride,                               \
                       (const A *)G->th->WF + (OH) * G->th->stride, nt, part);                  \
@@ -1319,11 +1314,7 @@ static int tedge_rows_ok(const drs_ttable *tt, int64_t glen)
 {
     if (!TEDGE_ROWS_V16 || tt->un != 8 || glen < 16 || !tt->wf)
         return 0;
-    for (int64_t j = 0; j < tt->Lin; j++) {
-        if (j == tt->j0)
-            j = tt->j1;
-        if (j >= tt->Lin)
-            break;
+    TT_FOR_EDGES(tt, j, tt->Lin) {
         for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++)
             if (tt->o[e] >= 8 && tt->o[e] < glen - 8)
                 return 0; /* not within the row's first or last 8 outputs */
@@ -1377,11 +1368,7 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
                 TR16_STAGE(r[i + q], r[i + q + 4], t[i + q], t[i + q + 4], k3a, k3b);
         for (int q = 0; q < 8; q++)
             TR16_STAGE(t[q], t[q + 8], r[q], r[q + 8], k4a, k4b);
-        for (int64_t j = 0; j < tt->Lin; j++) {
-            if (j == tt->j0)
-                j = tt->j1;
-            if (j >= tt->Lin)
-                break;
+        TT_FOR_EDGES(tt, j, tt->Lin) {
             drs_v16f a = (drs_v16f){0};
             for (int64_t e = tt->off[j]; e < tt->off[j + 1]; e++) {
                 const int64_t o = tt->o[e];
@@ -1398,11 +1385,7 @@ static void tedge_rows_f32(const drs_ttable *tt, const float *g, int64_t glen, f
         const float *src = g + r0 * glen;
         float *d = dr + r0 * ds;
         const int accumulate = 0;
-        for (int64_t j = 0; j < tt->Lin; j++) {
-            if (j == tt->j0)
-                j = tt->j1;
-            if (j >= tt->Lin)
-                break;
+        TT_FOR_EDGES(tt, j, tt->Lin) {
             TENTRY_GENERAL(float, j);
         }
     }
@@ -2526,18 +2509,13 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
             }
             G.vz = G.factored && !unit; /* (rows tvrow_per2 does not take: trow over Z) */
             if (unit || !G.factored) {
-                /* (and after the un rows a copy of each row's last 16, from nin - 16, on
-                 * a line of its own: DRS_CDK_STRIDE) */
+                /* (rows of DRS_CDK_STRIDE(nin), then a copy of each row's last 16) */
                 const int64_t cks = DRS_CDK_STRIDE(nin);
                 if (!(cdk = drs__malloc((size_t)(ttwd.un * (cks + 16)) * esz)))
                     goto nomem;
                 for (int k = 0; k < ttwd.un; k++)
-                    for (int64_t i = 0; i < nin + 16; i++) {
-                        const int64_t t = i < nin ? i : nin - 16 + (i - nin);
-                        if (t < 0)
-                            continue;
-                        const int64_t e = ttwd.off[ttwd.j0 + t] + k;
-                        const int64_t q = i < nin ? k * cks + t : ttwd.un * cks + k * 16 + i - nin;
+                    for (int64_t t = 0; t < nin; t++) {
+                        const int64_t e = ttwd.off[ttwd.j0 + t] + k, q = k * cks + t;
                         const double c = cd[o0 + 2 * t + k];
                         if (!G.factored && f32)
                             ((float *)cdk)[q] = ttwd.wf[e];
@@ -2548,6 +2526,9 @@ static drs_status backward2_params(const drs_plan *p, drs_tensor *dx, const drs_
                         else
                             ((double *)cdk)[q] = cv[k] * c;
                     }
+                for (int k = 0; k < ttwd.un && nin >= 16; k++) /* the last blocks' copy */
+                    memcpy((char *)cdk + (size_t)(ttwd.un * cks + k * 16) * esz,
+                           (const char *)cdk + (size_t)(k * cks + nin - 16) * esz, 16 * esz);
                 G.tv16 = f32 && ttwd.un == 8 && nin >= 16 && DRS_SIMD_MULTI &&
                          drs__simd_level() == DRS_SIMD_AVX512;
                 G.cdk = cdk;
