@@ -825,17 +825,26 @@ static void json_digest(const char *key, digest d)
            (unsigned long long)d.hash);
 }
 
-/* 1 when the comma-separated list filter names tok exactly */
+/* 1 when the name p[0..n) of --workload's list selects workload `name`: "W8"
+ * selects W8a..W8d, but "W1" does not select W10/W11/W12 */
+static int wl_name_selects(const char *p, size_t n, const char *name)
+{
+    return n && strncmp(name, p, n) == 0 && (name[n] == 0 || (name[n] >= 'a' && name[n] <= 'z'));
+}
+
+/* the name after the one at p in a comma-separated list (its length: strcspn(p, ",")) */
+static const char *next_name(const char *p)
+{
+    p += strcspn(p, ",");
+    return *p ? p + 1 : p;
+}
+
+/* 1 when the list filter names tok exactly */
 static int filter_names(const char *filter, const char *tok)
 {
-    const size_t t = strlen(tok);
-    for (const char *p = filter; p && *p;) {
-        const char *e = strchr(p, ',');
-        const size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == t && !strncmp(p, tok, t))
+    for (const char *p = filter; p && *p; p = next_name(p))
+        if (strcspn(p, ",") == strlen(tok) && !strncmp(p, tok, strlen(tok)))
             return 1;
-        p += n + (e != NULL);
-    }
     return 0;
 }
 
@@ -843,17 +852,9 @@ static int wl_selected(const char *name, const char *filter)
 {
     if (!filter)
         return 1;
-    const char *p = filter;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        const size_t n = e ? (size_t)(e - p) : strlen(p);
-        /* "W8" selects W8a..W8d, but "W1" does not select W10/W11/W12 */
-        if (n && strncmp(name, p, n) == 0 && (name[n] == 0 || (name[n] >= 'a' && name[n] <= 'z')))
+    for (const char *p = filter; *p; p = next_name(p))
+        if (wl_name_selects(p, strcspn(p, ","), name))
             return 1;
-        p += n;
-        if (*p == ',')
-            p++;
-    }
     return 0;
 }
 
@@ -987,8 +988,6 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    const int copy_only = filter && !strcmp(filter, "copy");
-    const int arith_only = filter && !strcmp(filter, "arith");
     int nsel = 0;
     for (int wi = 0; wi < NWL; wi++)
         nsel += wl_selected(WL[wi].name, filter);
@@ -997,24 +996,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: --workload '' selects nothing (try --list)\n");
         return 2;
     }
-    for (const char *p = filter; p && *p;) {
-        const char *e = strchr(p, ',');
-        const size_t n = e ? (size_t)(e - p) : strlen(p);
-        char tok[32];
-        int ok = n > 0 && n < sizeof tok;
-        if (ok) {
-            memcpy(tok, p, n);
-            tok[n] = 0;
-            ok = !strcmp(tok, "copy") || !strcmp(tok, "arith");
-            for (int wi = 0; wi < NWL && !ok; wi++)
-                ok = wl_selected(WL[wi].name, tok);
-        }
+    for (const char *p = filter; p && *p; p = next_name(p)) {
+        const size_t n = strcspn(p, ",");
+        int ok = (n == 4 && !strncmp(p, "copy", 4)) || (n == 5 && !strncmp(p, "arith", 5));
+        for (int wi = 0; wi < NWL && !ok; wi++)
+            ok = wl_name_selects(p, n, WL[wi].name);
         if (!ok) {
             fprintf(stderr, "bench: --workload '%s': '%.*s' selects nothing (try --list)\n",
                     filter, (int)n, p);
             return 2;
         }
-        p += n + (e != NULL);
     }
     if (g_clock == CLOCK_THREAD_CPUTIME_ID && (tl.n != 1 || tl.t[0] != 1)) {
         fprintf(stderr, "bench: --cpu-time needs --threads 1 (it times the calling thread)\n");
@@ -1067,7 +1058,7 @@ int main(int argc, char **argv)
                    r[0], r[1], r[2], r[3], r[4]);
         fflush(stdout);
     }
-    if (copy_only || arith_only || (filter && !nsel))
+    if (filter && !nsel) /* only probes named */
         return 0;
 
     if (!json && bound)
