@@ -101,7 +101,32 @@ if command -v pkg-config > /dev/null; then
     run3 "$tmp/pc" "${kind}_" "pkg-config $kind"
   done
   ! needs_core "$tmp/pc/static_consumer_autograd" || fail "pkg-config --static: links libdresample.so"
+  # the README's two recipes, run without LD_LIBRARY_PATH: the shared layers with a run
+  # path to libdir (the layer finds the core by its own $ORIGIN run path), and the
+  # archives named by path with the libraries Libs.private lists
+  for l in dresample_autograd dresample_gradcheck; do
+    readelf -d "$lib/lib$l.so" | grep -E 'R(UN)?PATH.*\[\$ORIGIN\]' >/dev/null ||
+      fail "lib$l.so: no \$ORIGIN run path (it would not find libdresample.so next to it)"
+  done
+  c=consumer_autograd
+  ld=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=libdir dresample_autograd)
+  # shellcheck disable=SC2046
+  quiet "$cc" $cflags -std=c11 "$src/tests/install/$c.c" \
+    $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs dresample_autograd) -Wl,-rpath,"$ld" \
+    -o "$tmp/pc/rpath_$c"
+  # shellcheck disable=SC2046
+  quiet "$cc" $cflags -std=c11 "$src/tests/install/$c.c" \
+    $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags dresample_autograd) \
+    "$ld/libdresample_autograd.a" "$ld/libdresample.a" \
+    $(PKG_CONFIG_PATH="$pcdir" pkg-config --static --libs dresample_autograd |
+      tr ' ' '\n' | grep -v -e '^-L' -e '^-ldresample') -o "$tmp/pc/archives_$c"
+  for e in rpath archives; do
+    env -u LD_LIBRARY_PATH "$tmp/pc/${e}_$c" > "$tmp/out" 2>&1 ||
+      { cat "$tmp/out"; fail "pkg-config, the README's $e recipe: $c"; }
+  done
+  ! needs_core "$tmp/pc/archives_$c" || fail "the archives recipe links libdresample.so"
   echo "pkg-config: dresample, dresample_autograd, dresample_gradcheck, shared and --static: built and ran"
+  echo "pkg-config: the README's run-path and archive recipes ran without LD_LIBRARY_PATH"
 else
   echo "pkg-config: not installed, skipped"
 fi
