@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* demo.c — the main demo: resizes a small image through a few modes of the
  * library and prints the results.  The gradients are shown by the training
- * examples `register` and `learn_scale` next to it. */
+ * examples `register` and `learn_scale` next to it.
+ *
+ * Build: cmake --build build --target drs_demo;  run: build/examples/drs_demo
+ * (exit 0 unless a call fails). */
 #include <dresample.h>
 #include <stdio.h>
 

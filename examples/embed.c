@@ -16,6 +16,9 @@
  * parameter gradients accumulated (ACCUMULATE) as a framework does.
  * The three kinds of gradient (input, scales, grid) are each checked at one
  * element against float64 central finite differences; exit 0 if all match.
+ *
+ * Build: cmake --build build --target drs_embed;
+ * run: build/examples/drs_embed
  */
 #include <dresample.h>
 

@@ -2,10 +2,11 @@
 /* gallery.c — resamples a synthetic 64x64 test image (a zone plate, whose
  * local frequency rises to Nyquist at the border, with an "F" glyph for
  * orientation and a checkerboard strip) through every mode of the library
- * and writes PNG images with libpng, plus gradient heat-maps: the pictures
- * of docs/differentiable-resampling.md.
+ * and writes PNG images with libpng (the gallery of
+ * docs/differentiable-resampling.md), plus six gradient heat-maps (grad_*.png).
  *
- *   gallery [OUTDIR]        (default: the current directory)
+ * Build (needs libpng): cmake --build build --target drs_gallery
+ *   build/examples/drs_gallery [OUTDIR]        (default: the current directory)
  *
  * OUTDIR is created when missing (one level).  Every image is pixel-replicated to about 256 px so single pixels stay
  * visible.  Float64 throughout; the library's own thread count.  Exit 0 when

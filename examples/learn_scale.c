@@ -17,7 +17,9 @@
  * at step 0 it is cross-checked against InterpolateBackprop-4
  * (drs_interpolate_backprop), the gradient op, called directly.
  *
- * Exits 0 only if every |s - s_true| < TOL.  Usage: learn_scale [steps]
+ * Exits 0 only if every |s - s_true| < TOL.
+ * Build (needs BLIS): cmake --build build --target drs_learn_scale
+ * Usage: build/examples/drs_learn_scale [steps]   (default 300)
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <dresample.h>

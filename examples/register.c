@@ -13,7 +13,8 @@
  * gradient coming back through GridSample's grid gradient and affine_grid's
  * theta gradient.  Exits 0 only if max |theta - theta_true| < TOL.
  *
- * Usage: register [steps]   (default 300)
+ * Build (needs BLIS): cmake --build build --target drs_register
+ * Usage: build/examples/drs_register [steps]   (default 300)
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <dresample.h>
