@@ -839,11 +839,17 @@ static const char *next_name(const char *p)
     return *p ? p + 1 : p;
 }
 
+/* 1 when the name p[0..n) is tok */
+static int name_is(const char *p, size_t n, const char *tok)
+{
+    return n == strlen(tok) && !strncmp(p, tok, n);
+}
+
 /* 1 when the list filter names tok exactly */
 static int filter_names(const char *filter, const char *tok)
 {
     for (const char *p = filter; p && *p; p = next_name(p))
-        if (strcspn(p, ",") == strlen(tok) && !strncmp(p, tok, strlen(tok)))
+        if (name_is(p, strcspn(p, ","), tok))
             return 1;
     return 0;
 }
@@ -998,7 +1004,7 @@ int main(int argc, char **argv)
     }
     for (const char *p = filter; p && *p; p = next_name(p)) {
         const size_t n = strcspn(p, ",");
-        int ok = (n == 4 && !strncmp(p, "copy", 4)) || (n == 5 && !strncmp(p, "arith", 5));
+        int ok = name_is(p, n, "copy") || name_is(p, n, "arith");
         for (int wi = 0; wi < NWL && !ok; wi++)
             ok = wl_name_selects(p, n, WL[wi].name);
         if (!ok) {
